@@ -1,10 +1,13 @@
 //! SGF FF[4] records (R11): reading the main line into a [`GameRecord`], replaying it through
-//! the engine, and writing records back out. Parsing is done by the `sgf-parse` crate (which
-//! also upgrades FF[3] files); this module maps its nodes onto the engine's types.
+//! the engine, and writing records back out.
+//!
+//! The reader is our own small parser rather than the `sgf-parse` crate: that crate rejects
+//! empty nodes (`;)`), which real collections contain (GNU Go's regression games do), and we
+//! only need the main line. It reads FF[1]-FF[4], drops FF[3]'s lower-case letters in
+//! property names, never recurses (deeply nested variations cannot overflow the stack),
+//! and validates the whole file, variations included.
 
 use std::fmt::Write as _;
-
-use sgf_parse::go::{self, Prop};
 
 use crate::board::Board;
 use crate::color::Color;
@@ -88,74 +91,71 @@ fn sorted(points: impl IntoIterator<Item = Point>) -> Vec<Point> {
 impl GameRecord {
     /// Parses the first game of an SGF collection, following the main line.
     pub fn parse(text: &str) -> Result<GameRecord, SgfError> {
-        let trees = go::parse(text).map_err(|e| SgfError::Syntax(e.to_string()))?;
-        let root = trees.into_iter().next().ok_or(SgfError::Empty)?;
-        let (width, height) = match root.get_property("SZ") {
-            Some(Prop::SZ((w, h))) => (*w, *h),
-            _ => (19, 19),
+        let nodes = parse_main_line(text)?;
+        let root = nodes.first().ok_or(SgfError::Empty)?;
+        let (width, height) = match root.iter().find(|(id, _)| id == "SZ") {
+            Some((_, v)) => parse_size(v.first().map_or("", String::as_str))?,
+            None => (19, 19),
         };
         if !(2..=MAX_SIZE).contains(&width) || !(2..=MAX_SIZE).contains(&height) {
             return Err(SgfError::BadSize(width, height));
         }
         let mut rec = GameRecord { width, height, ..GameRecord::default() };
-        let on_board = |node: usize, p: go::Point| -> Result<Option<Point>, SgfError> {
-            // FF[3] wrote a pass as `tt` on boards up to 19x19.
-            if p.x == 19 && p.y == 19 && width <= 19 && height <= 19 {
+        let bad = |node: usize, v: &str| SgfError::OffBoard { node, point: v.to_string(), width, height };
+        // A point on this board, `None` for a pass (`""`, or FF[3]'s `tt` up to 19x19).
+        let point = |node: usize, v: &str| -> Result<Option<Point>, SgfError> {
+            if v.is_empty() || (v == "tt" && width <= 19 && height <= 19) {
                 return Ok(None);
             }
-            if p.x >= width || p.y >= height {
-                return Err(SgfError::OffBoard { node, point: format!("{}{}", (b'a' + p.x) as char, (b'a' + p.y) as char), width, height });
+            match Point::from_sgf(v) {
+                Some(p) if p.x < width && p.y < height => Ok(Some(p)),
+                _ => Err(bad(node, v)),
             }
-            Ok(Some(Point::new(p.x, p.y)))
         };
         let mut black: Vec<Point> = Vec::new();
         let mut white: Vec<Point> = Vec::new();
-        for (node_no, node) in root.main_variation().enumerate() {
+        for (node_no, node) in nodes.iter().enumerate() {
             let mut mv: Option<RecordMove> = None;
             let (mut tl, mut ol, mut comment) = (None, None, None);
-            for prop in node.properties() {
-                match prop {
-                    Prop::B(m) | Prop::W(m) => {
-                        let color = if matches!(prop, Prop::B(_)) { Color::Black } else { Color::White };
-                        let m = match m {
-                            go::Move::Pass => Move::Pass,
-                            go::Move::Move(p) => on_board(node_no, *p)?.map_or(Move::Pass, Move::Place),
-                        };
+            for (id, values) in node {
+                let first = values.first().map_or("", String::as_str);
+                let simple = || Some(first.split_whitespace().collect::<Vec<_>>().join(" "));
+                match id.as_str() {
+                    "B" | "W" => {
+                        let color = if id == "B" { Color::Black } else { Color::White };
+                        let m = point(node_no, first)?.map_or(Move::Pass, Move::Place);
                         mv = Some(RecordMove { color, mv: m, time_left: None, overtime_left: None, comment: None });
                     }
-                    Prop::AB(ps) | Prop::AW(ps) | Prop::AE(ps) => {
+                    "AB" | "AW" | "AE" => {
                         if !rec.moves.is_empty() {
                             return Err(SgfError::SetupAfterMoves(node_no));
                         }
-                        for p in ps {
-                            let Some(p) = on_board(node_no, *p)? else { continue };
-                            black.retain(|&q| q != p);
-                            white.retain(|&q| q != p);
-                            match prop {
-                                Prop::AB(_) => black.push(p),
-                                Prop::AW(_) => white.push(p),
-                                _ => {}
+                        for v in values {
+                            for p in expand_points(v).ok_or_else(|| bad(node_no, v))? {
+                                let Some(p) = point(node_no, &p.to_sgf())? else { continue };
+                                black.retain(|&q| q != p);
+                                white.retain(|&q| q != p);
+                                match id.as_str() {
+                                    "AB" => black.push(p),
+                                    "AW" => white.push(p),
+                                    _ => {}
+                                }
                             }
                         }
                     }
-                    Prop::PL(c) if rec.moves.is_empty() => {
-                        rec.first_player = Some(match c {
-                            sgf_parse::Color::Black => Color::Black,
-                            sgf_parse::Color::White => Color::White,
-                        });
-                    }
-                    Prop::KM(k) => rec.komi = Some(*k),
-                    Prop::HA(h) => rec.handicap = (*h).clamp(0, 1000) as u32,
-                    Prop::RU(t) => rec.rules = Some(t.text.clone()),
-                    Prop::RE(t) => rec.result = Some(t.text.clone()),
-                    Prop::PB(t) => rec.black_player = Some(t.text.clone()),
-                    Prop::PW(t) => rec.white_player = Some(t.text.clone()),
-                    Prop::DT(t) => rec.date = Some(t.text.clone()),
-                    Prop::TM(t) => rec.time_limit = Some(*t),
-                    Prop::OT(t) => rec.overtime = Some(t.text.clone()),
-                    Prop::BL(t) | Prop::WL(t) => tl = Some(*t),
-                    Prop::OB(n) | Prop::OW(n) => ol = Some(*n),
-                    Prop::C(t) => comment = Some(t.text.clone()),
+                    "PL" if rec.moves.is_empty() => rec.first_player = Color::parse(first.trim()),
+                    "KM" => rec.komi = first.trim().parse().ok().filter(|k: &f64| k.is_finite()),
+                    "HA" => rec.handicap = first.trim().parse::<u32>().unwrap_or(0).min(1000),
+                    "RU" => rec.rules = simple(),
+                    "RE" => rec.result = simple(),
+                    "PB" => rec.black_player = simple(),
+                    "PW" => rec.white_player = simple(),
+                    "DT" => rec.date = simple(),
+                    "TM" => rec.time_limit = first.trim().parse().ok().filter(|t: &f64| t.is_finite()),
+                    "OT" => rec.overtime = simple(),
+                    "BL" | "WL" => tl = first.trim().parse().ok().filter(|t: &f64| t.is_finite()),
+                    "OB" | "OW" => ol = first.trim().parse().ok(),
+                    "C" => comment = Some(first.to_string()),
                     _ => {}
                 }
             }
@@ -331,6 +331,131 @@ pub fn rules_name(r: &Rules) -> String {
         .map_or_else(|| "custom".to_string(), |p| p.name().to_string())
 }
 
+/// A property: identifier and raw values.
+type Property = (String, Vec<String>);
+
+/// Parses the first game tree and returns the nodes of its main line.
+fn parse_main_line(text: &str) -> Result<Vec<Vec<Property>>, SgfError> {
+    let b = text.as_bytes();
+    let err = |msg: &str, at: usize| SgfError::Syntax(format!("{msg} at byte {at}"));
+    let mut i = b.iter().position(|&c| c == b'(').ok_or(SgfError::Empty)? + 1;
+    let mut nodes: Vec<Vec<Property>> = Vec::new();
+    // Open parentheses not yet closed; the main line ends at the first ')'.
+    let mut open = 1usize;
+    let mut in_main = true;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'(' => {
+                open += 1;
+                i += 1;
+            }
+            b')' => {
+                open -= 1;
+                in_main = false;
+                i += 1;
+                if open == 0 {
+                    // The first game tree is complete; ignore the rest of the collection.
+                    return if nodes.is_empty() { Err(SgfError::Empty) } else { Ok(nodes) };
+                }
+            }
+            b';' => {
+                i += 1;
+                let mut props: Vec<Property> = Vec::new();
+                loop {
+                    while i < b.len() && b[i].is_ascii_whitespace() {
+                        i += 1;
+                    }
+                    if i >= b.len() || !b[i].is_ascii_alphabetic() {
+                        break;
+                    }
+                    let start = i;
+                    while i < b.len() && b[i].is_ascii_alphabetic() {
+                        i += 1;
+                    }
+                    // FF[3] allowed lower-case letters in names (`AddBlack`): keep capitals.
+                    let id: String = text[start..i].chars().filter(|c| c.is_ascii_uppercase()).collect();
+                    let mut values = Vec::new();
+                    loop {
+                        while i < b.len() && b[i].is_ascii_whitespace() {
+                            i += 1;
+                        }
+                        if i >= b.len() || b[i] != b'[' {
+                            break;
+                        }
+                        let (v, next) = read_value(text, i + 1).ok_or_else(|| err("unterminated value", i))?;
+                        values.push(v);
+                        i = next;
+                    }
+                    if values.is_empty() {
+                        return Err(err("property without a value", start));
+                    }
+                    if id.is_empty() {
+                        return Err(err("property without an upper-case name", start));
+                    }
+                    props.push((id, values));
+                }
+                if in_main {
+                    nodes.push(props);
+                }
+            }
+            c if c.is_ascii_whitespace() => i += 1,
+            _ => return Err(err("unexpected character", i)),
+        }
+    }
+    Err(err("unexpected end of file", b.len()))
+}
+
+/// Reads a value starting after its `[`; returns it unescaped and the index after `]`.
+fn read_value(text: &str, start: usize) -> Option<(String, usize)> {
+    let mut out = String::new();
+    let mut chars = text[start..].char_indices();
+    while let Some((k, ch)) = chars.next() {
+        match ch {
+            ']' => return Some((out, start + k + 1)),
+            '\\' => {
+                let (_, esc) = chars.next()?;
+                // An escaped line break is a soft break: removed.
+                if esc != '\n' && esc != '\r' {
+                    out.push(esc);
+                }
+            }
+            _ => out.push(ch),
+        }
+    }
+    None
+}
+
+/// `19` or `19:13` (columns:rows).
+fn parse_size(v: &str) -> Result<(u8, u8), SgfError> {
+    let v = v.trim();
+    let bad = || SgfError::Syntax(format!("bad board size {v:?}"));
+    match v.split_once(':') {
+        Some((w, h)) => Ok((w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?)),
+        None => {
+            let n = v.parse().map_err(|_| bad())?;
+            Ok((n, n))
+        }
+    }
+}
+
+/// A point or a compressed rectangle `aa:cc`.
+fn expand_points(v: &str) -> Option<Vec<Point>> {
+    match v.split_once(':') {
+        None => Some(vec![Point::from_sgf(v)?]),
+        Some((a, b)) => {
+            let (a, b) = (Point::from_sgf(a)?, Point::from_sgf(b)?);
+            let mut out = Vec::new();
+            for y in a.y.min(b.y)..=a.y.max(b.y) {
+                for x in a.x.min(b.x)..=a.x.max(b.x) {
+                    out.push(Point::new(x, y));
+                }
+            }
+            Some(out)
+        }
+    }
+}
+
 fn escape(t: &str) -> String {
     t.replace('\\', "\\\\").replace(']', "\\]")
 }
@@ -369,9 +494,15 @@ mod tests {
 
     #[test]
     fn rejects_garbage_without_panicking() {
-        for bad in ["", "(", "(;SZ[99])", "(;SZ[9];B[zz])", "(;B[aa]", "((;))"] {
-            let _ = GameRecord::parse(bad);
+        for bad in ["", "(", "(;SZ[99])", "(;SZ[9];B[zz])", "(;B[aa]", "(;B[aa", "(;[aa])", "(;SZ[0])", "(;SZ[x])"] {
+            assert!(GameRecord::parse(bad).is_err(), "{bad}");
         }
+        // Empty nodes and variations are fine; the main line is the first branch.
+        let r = GameRecord::parse("(;SZ[9];B[aa](;W[bb];)(;W[cc]))").unwrap();
+        assert_eq!(r.moves.len(), 2);
+        assert_eq!(r.moves[1].mv, Move::Place(Point::new(1, 1)));
+        let r = GameRecord::parse("(;SZ[9]AB[aa:bb])").unwrap();
+        assert_eq!(r.setup_black.len(), 4);
         assert!(GameRecord::parse("(;SZ[9];B[zz])").is_err());
     }
 }
