@@ -1,1 +1,79 @@
-fn main(){}
+//! `weiqi`: the command-line face of the weiqi rules engine (and, later, the service).
+
+mod bench;
+mod replay;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use weiqi_rules::{Preset, Rules, State, perft};
+
+#[derive(Parser)]
+#[command(name = "weiqi", version, about = "Go (weiqi/baduk) under the Chinese rules: rules engine tools")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Replays SGF records through the engine; prints one JSON object per file.
+    Replay {
+        /// Rules preset: chinese, tromp-taylor, japanese, korean, aga, new-zealand, ing.
+        #[arg(long, default_value = "chinese")]
+        rules: Preset,
+        #[arg(required = true)]
+        files: Vec<std::path::PathBuf>,
+    },
+    /// Counts legal move sequences of a given length from the empty board.
+    Perft {
+        #[arg(long)]
+        size: u8,
+        #[arg(long)]
+        depth: u32,
+        /// Count passes as moves (two consecutive passes end the game).
+        #[arg(long)]
+        passes: bool,
+        #[arg(long, default_value = "chinese")]
+        rules: Preset,
+    },
+    /// Scores the final position of a record with the given dead stones removed.
+    Score {
+        file: std::path::PathBuf,
+        /// Dead stones as GTP vertices, comma-separated (one stone marks its chain).
+        #[arg(long, value_delimiter = ',')]
+        dead: Vec<String>,
+        #[arg(long)]
+        json: bool,
+        #[arg(long, default_value = "chinese")]
+        rules: Preset,
+    },
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: bench::BenchCommand,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Replay { rules, files } => Ok(replay::replay_files(rules, &files)),
+        Command::Perft { size, depth, passes, rules } => run_perft(size, depth, passes, rules.rules()),
+        Command::Score { file, dead, json, rules } => replay::score_file(&file, &dead, json, rules),
+        Command::Bench { what } => bench::run(what),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_perft(size: u8, depth: u32, passes: bool, rules: Rules) -> anyhow::Result<ExitCode> {
+    let state = State::new(size, rules)?;
+    println!("{}", perft(&state, depth, passes));
+    Ok(ExitCode::SUCCESS)
+}

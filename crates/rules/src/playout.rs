@@ -90,6 +90,7 @@ impl State {
     /// Returns the number of plies played by this call.
     pub fn play_random_game<R: RngCore + ?Sized>(&mut self, policy: Policy, rng: &mut R, max_moves: usize) -> usize {
         let start = self.move_number();
+        self.reserve(max_moves.saturating_sub(start).min(4 * self.board().area() as usize));
         while !self.is_over() && self.move_number() < max_moves {
             self.play_random(policy, rng);
         }

@@ -342,6 +342,13 @@ impl State {
         self.play(m)
     }
 
+    /// Reserves room for `plies` more moves, so a long playout does not reallocate.
+    pub fn reserve(&mut self, plies: usize) {
+        self.moves.reserve(plies);
+        self.keys.reserve(plies);
+        self.seen.reserve(plies);
+    }
+
     /// Plays `m` for colour `c` even out of turn, as an SGF node may (two moves of one
     /// colour in a row). The ko ban belongs to the player to move, so it lapses on a switch.
     pub fn play_color(&mut self, c: Color, m: Move) -> Result<Played, Illegal> {
@@ -401,16 +408,21 @@ impl State {
         if captures == 1 && suicided == 0 {
             // A lone stone that captured one stone and has that point as its only liberty
             // may not be recaptured at once.
-            let lone = self.board.neighbors(i).iter().all(|&n| {
-                let v = self.board.cell(n);
-                v != c
-            });
-            let empty_nb: Vec<usize> = nb.iter().copied().filter(|&n| self.board.cell(n) == EMPTY).collect();
-            if lone && empty_nb.len() == 1 {
-                let k = empty_nb[0];
-                if was_opp[nb.iter().position(|&n| n == k).expect("neighbour")] {
-                    self.ko = Some(k);
+            let mut lone = true;
+            let mut libs = 0;
+            let mut lib = 0;
+            for (k, &n) in nb.iter().enumerate() {
+                match self.board.cell(n) {
+                    EMPTY => {
+                        libs += 1;
+                        lib = k;
+                    }
+                    v if v == c => lone = false,
+                    _ => {}
                 }
+            }
+            if lone && libs == 1 && was_opp[lib] {
+                self.ko = Some(nb[lib]);
             }
         }
         self.moves.push((me, Move::Place(self.board.point(i))));
