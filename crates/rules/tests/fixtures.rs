@@ -1,0 +1,126 @@
+//! The project's own fixtures: the rules checked without `../shared`.
+
+mod common;
+
+use weiqi_rules::sgf::GameRecord;
+use weiqi_rules::{Color, Illegal, KoRule, Move, Point, Rules, State, perft};
+
+fn load(name: &str) -> GameRecord {
+    let text = std::fs::read_to_string(common::fixtures_dir().join(name)).unwrap();
+    GameRecord::parse(&text).unwrap()
+}
+
+/// R6: positional superko over the whole game, setup stones included; the same move is
+/// legal under simple ko, and the typed reason names superko.
+#[test]
+fn superko_record_r6() {
+    let rec = load("superko_sending_two_returning_one.sgf");
+    let rep = rec.replay(Rules::default().with_komi(0.5)).unwrap();
+    let (n, m, why) = rep.first_illegal.expect("move 11 repeats a position");
+    assert_eq!((n, m.color, m.mv, why), (11, Color::Black, Move::Place(Point::new(0, 0)), Illegal::Superko));
+    let mut simple = Rules::default();
+    simple.ko = KoRule::Simple;
+    let rep = rec.replay(simple).unwrap();
+    assert!(rep.first_illegal.is_none());
+    // Under simple ko the repetition is a cycle (C7).
+    assert!(rep.state.cycle_detected());
+    let mut situational = Rules::default();
+    situational.ko = KoRule::Situational;
+    // Move 11 recreates the position after move 4 with White to move both times.
+    assert_eq!(rec.replay(situational).unwrap().first_illegal.map(|f| f.2), Some(Illegal::Superko));
+}
+
+/// R7, R8: a finished 5x5 game ends with two passes and its area count matches RE.
+#[test]
+fn simple_game_r7_r8() {
+    let rec = load("simple_game.sgf");
+    let mut rep = rec.replay(Rules::default().with_komi(0.5)).unwrap();
+    assert!(rep.first_illegal.is_none());
+    assert!(rep.state.is_over());
+    let s = rep.state.area_score(&[]).unwrap();
+    assert_eq!(s.black + s.white, 25.0);
+    // Checked by hand: Black 7 stones + 3 points, White 7 stones + 8 points, komi 0.5.
+    assert_eq!((s.black, s.white), (10.0, 15.0));
+    assert_eq!(Some(s.outcome.to_string()), rec.result.clone());
+    assert_eq!(rep.state.play(Move::Pass), Err(Illegal::GameOver));
+}
+
+/// R2, R4-R6: perft from our own table.
+#[test]
+fn perft_small() {
+    let text = std::fs::read_to_string(common::fixtures_dir().join("perft_small.txt")).unwrap();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let size: u8 = f[0][..1].parse().unwrap();
+        let state = State::new(size, Rules::default()).unwrap();
+        assert_eq!(perft(&state, f[2].parse().unwrap(), f[1] == "pass"), f[3].parse::<u64>().unwrap(), "{line}");
+    }
+}
+
+/// R4: opponent chains are captured before the mover's own chain is checked.
+#[test]
+fn capture_before_suicide_r4_r5() {
+    let b = weiqi_rules::Board::from_rows(&[".ox..", "ox...", ".....", ".....", "....."]).unwrap();
+    let mut s = State::from_board(b, Color::Black, Rules::default());
+    // Black at (0,0) has no liberty of its own but captures (1,0): legal.
+    let played = s.play(Move::Place(Point::new(0, 0))).unwrap();
+    assert_eq!(played.captures, 1);
+    // Suicide is refused (R5 default) and allowed as an option, removing the chain.
+    let b = weiqi_rules::Board::from_rows(&[".o...", "o....", ".....", ".....", "....."]).unwrap();
+    let s = State::from_board(b.clone(), Color::Black, Rules::default());
+    assert_eq!(s.check(Move::Place(Point::new(0, 0))), Err(Illegal::Suicide));
+    let mut rules = Rules::default();
+    rules.suicide_allowed = true;
+    rules.ko = KoRule::Situational;
+    let mut s = State::from_board(b, Color::Black, rules);
+    let played = s.play(Move::Place(Point::new(0, 0))).unwrap();
+    assert_eq!((played.captures, played.suicided), (0, 1));
+    assert_eq!(s.board().get(Point::new(0, 0)), None);
+    assert_eq!(s.captures(Color::White), 1);
+}
+
+/// Every illegal reason is typed (R2, R5, R6).
+#[test]
+fn typed_reasons() {
+    let mut s = State::new(9, Rules::default()).unwrap();
+    assert_eq!(s.play(Move::Place(Point::new(9, 0))), Err(Illegal::OffBoard));
+    s.play(Move::Place(Point::new(0, 0))).unwrap();
+    assert_eq!(s.play_as(Color::Black, Move::Pass), Err(Illegal::NotYourTurn));
+    assert_eq!(s.play(Move::Place(Point::new(0, 0))), Err(Illegal::Occupied));
+    // A simple ko: Black captures at (1,0)... build it directly.
+    let b = weiqi_rules::Board::from_rows(&[".xo..", "xo...", ".....", ".....", "....."]).unwrap();
+    let mut s = State::from_board(b, Color::White, Rules::default());
+    s.play(Move::Place(Point::new(0, 0))).unwrap(); // captures (1,0)
+    assert_eq!(s.ko_point(), Some(Point::new(1, 0)));
+    assert_eq!(s.check(Move::Place(Point::new(1, 0))), Err(Illegal::Ko));
+    s.pass();
+    s.pass();
+    assert_eq!(s.check(Move::Pass), Err(Illegal::GameOver));
+}
+
+/// R9: handicap stones, White first, compensation N points under Chinese rules.
+#[test]
+fn handicap_r9() {
+    let s = State::with_handicap(19, 3, Rules::default().with_komi(0.0)).unwrap();
+    assert_eq!(s.to_move(), Color::White);
+    assert_eq!(s.board().stone_counts(), [3, 0]);
+    assert_eq!(s.white_bonus(), 3.0);
+    // R9 example: a 3-stone game is a draw when Black has 182 points (361 - 182 = 179,
+    // 179 + 3 = 182).
+    let mut aga = weiqi_rules::Preset::Aga.rules();
+    aga.komi = 0.5;
+    let s = State::with_handicap(19, 4, aga).unwrap();
+    assert_eq!(s.white_bonus(), 3.5);
+    let free = [Point::new(0, 0), Point::new(5, 5)];
+    let s = State::with_free_handicap(9, &free, Rules::default()).unwrap();
+    assert_eq!(s.handicap(), 2);
+    assert!(State::with_free_handicap(9, &[Point::new(0, 0), Point::new(0, 0)], Rules::default()).is_err());
+}
+
+/// R9: integral komi makes a draw possible.
+#[test]
+fn integral_komi_draw_r9() {
+    let b = weiqi_rules::Board::from_rows(&["x.", "o."]).unwrap();
+    let s = State::from_board(b, Color::Black, Rules::default().with_komi(0.0));
+    assert_eq!(s.area_score(&[]).unwrap().outcome, weiqi_rules::Outcome::Draw);
+}
