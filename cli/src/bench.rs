@@ -35,7 +35,16 @@ pub enum BenchCommand {
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
-    let BenchCommand::Playouts { size, seconds, policy, threads, rules, max_moves, seed, json } = cmd;
+    let BenchCommand::Playouts {
+        size,
+        seconds,
+        policy,
+        threads,
+        rules,
+        max_moves,
+        seed,
+        json,
+    } = cmd;
     let proto = State::new(size, rules.rules())?;
     let cap = max_moves.unwrap_or(size as usize * size as usize * 20);
     let deadline = Duration::from_secs_f64(seconds.max(0.0));
@@ -75,9 +84,19 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             })
         );
     } else {
-        println!("{size}x{size} {policy:?} x{threads} ({rules}): {games} games, {moves} moves in {wall:.2} s wall, {cpu:.2} s CPU");
-        println!("  per wall second: {:.0} games/s, {:.0} moves/s", games as f64 / wall, moves as f64 / wall);
-        println!("  per CPU second:  {:.0} games/s, {:.0} moves/s", games as f64 / cpu, moves as f64 / cpu);
+        println!(
+            "{size}x{size} {policy:?} x{threads} ({rules}): {games} games, {moves} moves in {wall:.2} s wall, {cpu:.2} s CPU"
+        );
+        println!(
+            "  per wall second: {:.0} games/s, {:.0} moves/s",
+            games as f64 / wall,
+            moves as f64 / wall
+        );
+        println!(
+            "  per CPU second:  {:.0} games/s, {:.0} moves/s",
+            games as f64 / cpu,
+            moves as f64 / cpu
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use weiqi_rules::{Preset, Rules, State, perft};
 
 #[derive(Parser)]
-#[command(name = "weiqi", version, about = "Go (weiqi/baduk) under the Chinese rules: rules engine tools")]
+#[command(
+    name = "weiqi",
+    version,
+    about = "Go (weiqi/baduk) under the Chinese rules: rules engine tools"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -59,8 +63,18 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay { rules, files } => Ok(replay::replay_files(rules, &files)),
-        Command::Perft { size, depth, passes, rules } => run_perft(size, depth, passes, rules.rules()),
-        Command::Score { file, dead, json, rules } => replay::score_file(&file, &dead, json, rules),
+        Command::Perft {
+            size,
+            depth,
+            passes,
+            rules,
+        } => run_perft(size, depth, passes, rules.rules()),
+        Command::Score {
+            file,
+            dead,
+            json,
+            rules,
+        } => replay::score_file(&file, &dead, json, rules),
         Command::Bench { what } => bench::run(what),
     };
     match result {

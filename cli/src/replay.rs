@@ -51,9 +51,10 @@ fn replay_json(file: &Path, preset: Preset) -> anyhow::Result<serde_json::Value>
         white: a.white_points(),
         white_minus_black: a.white as f64 - a.black as f64 + s.rules().komi,
     };
-    let first_illegal = rep.first_illegal.as_ref().map(|(n, m, why)| {
-        json!({"move_number": n, "move": move_text(m.color, m.mv), "reason": why.code()})
-    });
+    let first_illegal = rep
+        .first_illegal
+        .as_ref()
+        .map(|(n, m, why)| json!({"move_number": n, "move": move_text(m.color, m.mv), "reason": why.code()}));
     Ok(json!({
         "file": file.display().to_string(),
         "size": [b.width(), b.height()],
@@ -93,7 +94,10 @@ fn parse_dead(state: &State, dead: &[String]) -> anyhow::Result<Vec<Point>> {
 pub fn score_file(file: &Path, dead: &[String], as_json: bool, preset: Preset) -> anyhow::Result<ExitCode> {
     let (_, rep) = load(file, preset)?;
     if let Some((n, m, why)) = &rep.first_illegal {
-        eprintln!("warning: move {n} ({}) is illegal ({why}); scoring the position before it", move_text(m.color, m.mv));
+        eprintln!(
+            "warning: move {n} ({}) is illegal ({why}); scoring the position before it",
+            move_text(m.color, m.mv)
+        );
     }
     let s = &rep.state;
     let dead = parse_dead(s, dead)?;
@@ -116,8 +120,14 @@ pub fn score_file(file: &Path, dead: &[String], as_json: bool, preset: Preset) -
         });
         println!("{v}");
     } else {
-        println!("area:      Black {} White {} (+{} komi/compensation): {}", area.black, area.white, area.white_bonus, area.outcome);
-        println!("territory: Black {} White {} (+{}): {}", terr.black, terr.white, terr.white_bonus, terr.outcome);
+        println!(
+            "area:      Black {} White {} (+{} komi/compensation): {}",
+            area.black, area.white, area.white_bonus, area.outcome
+        );
+        println!(
+            "territory: Black {} White {} (+{}): {}",
+            terr.black, terr.white, terr.white_bonus, terr.outcome
+        );
         println!("result ({}): {result}", preset);
     }
     Ok(ExitCode::SUCCESS)

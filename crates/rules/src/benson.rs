@@ -79,7 +79,10 @@ pub fn pass_alive(board: &Board, c: Color) -> PassAlive {
             }
         }
         for &ch in &borders[r] {
-            let vital = pts.iter().filter(|&&s| board.cell(s) == EMPTY).all(|&s| board.neighbors(s).iter().any(|&nb| chain_of[nb] == ch));
+            let vital = pts
+                .iter()
+                .filter(|&&s| board.cell(s) == EMPTY)
+                .all(|&s| board.neighbors(s).iter().any(|&nb| chain_of[nb] == ch));
             if vital {
                 vital_for[r].push(ch);
             }

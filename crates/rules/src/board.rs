@@ -114,7 +114,8 @@ impl Board {
         let ok = |s: u8| (MIN_SIZE..=MAX_SIZE).contains(&s);
         // 1xN boards are allowed too (KataGo's tests use 4x1): only the area matters.
         let ok_line = |w: u8, h: u8| (w == 1 && ok(h)) || (h == 1 && ok(w));
-        if !(ok(width) && ok(height)) && !ok_line(width, height) {
+        let valid = (ok(width) && ok(height)) || ok_line(width, height);
+        if !valid {
             return Err(BadSize { width, height });
         }
         let stride = width as usize + 1;
@@ -238,8 +239,7 @@ impl Board {
 
     /// Padded indices of all on-board points, row by row from the top.
     pub(crate) fn indices(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.height as usize)
-            .flat_map(move |y| (0..self.width as usize).map(move |x| (y + 1) * self.stride + x))
+        (0..self.height as usize).flat_map(move |y| (0..self.width as usize).map(move |x| (y + 1) * self.stride + x))
     }
 
     /// Number of stones of each colour: `[black, white]`.
@@ -344,7 +344,11 @@ impl Board {
             }
         }
         if has_lib || n_captured > 0 {
-            return Ok(Probe { hash, captures, suicide: false });
+            return Ok(Probe {
+                hash,
+                captures,
+                suicide: false,
+            });
         }
         if !suicide_allowed {
             return Err(BoardIllegal::Suicide);
@@ -363,7 +367,11 @@ impl Board {
                 }
             }
         }
-        Ok(Probe { hash, captures: 0, suicide: true })
+        Ok(Probe {
+            hash,
+            captures: 0,
+            suicide: true,
+        })
     }
 
     #[inline]

@@ -46,8 +46,19 @@ pub fn fixed_handicap(size: u8, stones: u32) -> Result<Vec<Point>, HandicapError
     let hi = size - 1 - lo;
     let mid = size / 2;
     // In GTP terms on 19x19: D4, Q16, D16, Q4, D10, Q10, K4, K16, K10.
-    let (bl, tr, tl, br) = (Point::new(lo, hi), Point::new(hi, lo), Point::new(lo, lo), Point::new(hi, hi));
-    let (l, r, b, t, c) = (Point::new(lo, mid), Point::new(hi, mid), Point::new(mid, hi), Point::new(mid, lo), Point::new(mid, mid));
+    let (bl, tr, tl, br) = (
+        Point::new(lo, hi),
+        Point::new(hi, lo),
+        Point::new(lo, lo),
+        Point::new(hi, hi),
+    );
+    let (l, r, b, t, c) = (
+        Point::new(lo, mid),
+        Point::new(hi, mid),
+        Point::new(mid, hi),
+        Point::new(mid, lo),
+        Point::new(mid, mid),
+    );
     let pts = match stones {
         2 => vec![bl, tr],
         3 => vec![bl, tr, tl],

@@ -55,14 +55,24 @@ impl State {
     /// Area score (R8) with `dead` stones removed, komi and handicap compensation included.
     pub fn area_score(&self, dead: &[Point]) -> Result<Score, ScoreError> {
         let a = score::area_with_dead(self.board(), dead)?;
-        Ok(score::make_score(ScoringRule::Area, a.black_points(), a.white_points(), self.white_bonus()))
+        Ok(score::make_score(
+            ScoringRule::Area,
+            a.black_points(),
+            a.white_points(),
+            self.white_bonus(),
+        ))
     }
 
     /// Territory score (R10): territory plus prisoners; `seki` points count for nobody.
     pub fn territory_score(&self, dead: &[Point], seki: &[Point]) -> Result<Score, ScoreError> {
         let caps = [self.captures(Color::Black), self.captures(Color::White)];
         let t = score::territory(self.board(), dead, caps, seki)?;
-        Ok(score::make_score(ScoringRule::Territory, t.black_points(), t.white_points(), self.white_bonus()))
+        Ok(score::make_score(
+            ScoringRule::Territory,
+            t.black_points(),
+            t.white_points(),
+            self.white_bonus(),
+        ))
     }
 
     /// Score by the rule set's own method.
@@ -84,7 +94,8 @@ impl State {
     pub fn transformed(&self, sym: Symmetry) -> State {
         let b = self.initial_board();
         let (w, h) = (b.width(), b.height());
-        let mut start = Board::rect(if sym.transpose { h } else { w }, if sym.transpose { w } else { h }).expect("same size");
+        let mut start =
+            Board::rect(if sym.transpose { h } else { w }, if sym.transpose { w } else { h }).expect("same size");
         for p in b.points() {
             if let Some(c) = b.get(p) {
                 start.set_raw(sym.apply(p, w, h), Some(c));
@@ -94,7 +105,8 @@ impl State {
         let mut s = State::from_board(start, self.initial_to_move(), *self.rules());
         s.set_handicap(self.handicap());
         for &(c, m) in self.moves() {
-            s.play_color(c, sym.apply_move(m, w, h)).expect("symmetric moves stay legal");
+            s.play_color(c, sym.apply_move(m, w, h))
+                .expect("symmetric moves stay legal");
         }
         s
     }

@@ -87,6 +87,18 @@ impl Rules {
         Ok(())
     }
 
+    /// The same rules with another ko rule.
+    pub fn with_ko(mut self, ko: KoRule) -> Rules {
+        self.ko = ko;
+        self
+    }
+
+    /// The same rules with suicide allowed or not.
+    pub fn with_suicide(mut self, allowed: bool) -> Rules {
+        self.suicide_allowed = allowed;
+        self
+    }
+
     /// The same rules with another komi.
     pub fn with_komi(mut self, komi: f64) -> Rules {
         self.komi = komi;
@@ -143,7 +155,13 @@ impl Preset {
             Preset::NewZealand => (Situational, Area, true, Zero, 7.5),
             Preset::Ing => (Situational, Area, true, N, 7.5),
         };
-        Rules { ko, scoring, suicide_allowed, handicap_bonus, komi }
+        Rules {
+            ko,
+            scoring,
+            suicide_allowed,
+            handicap_bonus,
+            komi,
+        }
     }
 
     /// Maps an SGF `RU` value to a preset, leniently (`Chinese`, `NZ`, `GOE`, `AGA`, ...).

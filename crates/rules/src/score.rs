@@ -58,9 +58,15 @@ impl Outcome {
     /// From White's points minus Black's, komi and compensation included.
     pub fn from_white_minus_black(d: f64) -> Outcome {
         if d > 0.0 {
-            Outcome::Win { winner: Color::White, margin: d }
+            Outcome::Win {
+                winner: Color::White,
+                margin: d,
+            }
         } else if d < 0.0 {
-            Outcome::Win { winner: Color::Black, margin: -d }
+            Outcome::Win {
+                winner: Color::Black,
+                margin: -d,
+            }
         } else {
             Outcome::Draw
         }
@@ -170,7 +176,11 @@ pub(crate) fn region_reach(board: &Board) -> Vec<u8> {
 /// Area count of `board` as it stands (every stone alive).
 pub fn area(board: &Board) -> AreaCount {
     let reach = region_reach(board);
-    let mut a = AreaCount { black: 0, white: 0, neutral: 0 };
+    let mut a = AreaCount {
+        black: 0,
+        white: 0,
+        neutral: 0,
+    };
     for i in board.indices() {
         match board.cell(i) {
             BLACK => a.black += 1,
@@ -196,7 +206,12 @@ pub fn area_with_dead(board: &Board, dead: &[Point]) -> Result<AreaCount, ScoreE
 /// (`[by black, by white]`); dead stones become the opponent's prisoners. Points listed in
 /// `seki` (eyes of groups in seki, marked by the players) count for nobody; so do regions
 /// reaching both colours.
-pub fn territory(board: &Board, dead: &[Point], captures: [u32; 2], seki: &[Point]) -> Result<TerritoryCount, ScoreError> {
+pub fn territory(
+    board: &Board,
+    dead: &[Point],
+    captures: [u32; 2],
+    seki: &[Point],
+) -> Result<TerritoryCount, ScoreError> {
     let (b, removed) = remove_dead(board, dead)?;
     let reach = region_reach(&b);
     let mut t = TerritoryCount {
@@ -227,7 +242,14 @@ pub fn tromp_taylor(board: &Board) -> [u32; 2] {
 /// Builds a [`Score`] from both sides' points and White's bonus.
 pub fn make_score(method: ScoringRule, black: f64, white: f64, white_bonus: f64) -> Score {
     let d = white + white_bonus - black;
-    Score { method, black, white, white_bonus, white_minus_black: d, outcome: Outcome::from_white_minus_black(d) }
+    Score {
+        method,
+        black,
+        white,
+        white_bonus,
+        white_minus_black: d,
+        outcome: Outcome::from_white_minus_black(d),
+    }
 }
 
 #[cfg(test)]
@@ -245,9 +267,23 @@ mod tests {
     #[test]
     fn dead_stones_go_to_the_surrounding_side() {
         let b = Board::from_rows(&[".....", ".xxx.", ".xo..", ".xxx.", "....."]).unwrap();
-        assert_eq!(area(&b), AreaCount { black: 7, white: 1, neutral: 17 });
+        assert_eq!(
+            area(&b),
+            AreaCount {
+                black: 7,
+                white: 1,
+                neutral: 17
+            }
+        );
         let a = area_with_dead(&b, &[Point::new(2, 2)]).unwrap();
-        assert_eq!(a, AreaCount { black: 25, white: 0, neutral: 0 });
+        assert_eq!(
+            a,
+            AreaCount {
+                black: 25,
+                white: 0,
+                neutral: 0
+            }
+        );
         assert!(area_with_dead(&b, &[Point::new(0, 0)]).is_err());
         let t = territory(&b, &[Point::new(2, 2)], [0, 0], &[]).unwrap();
         assert_eq!(t.black_territory, 18);

@@ -25,7 +25,12 @@ pub enum SgfError {
     #[error("board size {0}x{1} is not supported (2..=25)")]
     BadSize(u8, u8),
     #[error("point {point} in node {node} is off the {width}x{height} board")]
-    OffBoard { node: usize, point: String, width: u8, height: u8 },
+    OffBoard {
+        node: usize,
+        point: String,
+        width: u8,
+        height: u8,
+    },
     #[error("setup stones (AB/AW/AE) after the first move (node {0}) are not supported")]
     SetupAfterMoves(usize),
     #[error("setup stones leave a chain without liberties")]
@@ -100,8 +105,17 @@ impl GameRecord {
         if !(2..=MAX_SIZE).contains(&width) || !(2..=MAX_SIZE).contains(&height) {
             return Err(SgfError::BadSize(width, height));
         }
-        let mut rec = GameRecord { width, height, ..GameRecord::default() };
-        let bad = |node: usize, v: &str| SgfError::OffBoard { node, point: v.to_string(), width, height };
+        let mut rec = GameRecord {
+            width,
+            height,
+            ..GameRecord::default()
+        };
+        let bad = |node: usize, v: &str| SgfError::OffBoard {
+            node,
+            point: v.to_string(),
+            width,
+            height,
+        };
         // A point on this board, `None` for a pass (`""`, or FF[3]'s `tt` up to 19x19).
         let point = |node: usize, v: &str| -> Result<Option<Point>, SgfError> {
             if v.is_empty() || (v == "tt" && width <= 19 && height <= 19) {
@@ -124,7 +138,13 @@ impl GameRecord {
                     "B" | "W" => {
                         let color = if id == "B" { Color::Black } else { Color::White };
                         let m = point(node_no, first)?.map_or(Move::Pass, Move::Place);
-                        mv = Some(RecordMove { color, mv: m, time_left: None, overtime_left: None, comment: None });
+                        mv = Some(RecordMove {
+                            color,
+                            mv: m,
+                            time_left: None,
+                            overtime_left: None,
+                            comment: None,
+                        });
                     }
                     "AB" | "AW" | "AE" => {
                         if !rec.moves.is_empty() {
@@ -132,7 +152,9 @@ impl GameRecord {
                         }
                         for v in values {
                             for p in expand_points(v).ok_or_else(|| bad(node_no, v))? {
-                                let Some(p) = point(node_no, &p.to_sgf())? else { continue };
+                                let Some(p) = point(node_no, &p.to_sgf())? else {
+                                    continue;
+                                };
                                 black.retain(|&q| q != p);
                                 white.retain(|&q| q != p);
                                 match id.as_str() {
@@ -198,9 +220,14 @@ impl GameRecord {
         if board.has_dead_chain() {
             return Err(SgfError::BadSetup);
         }
-        let first = self.first_player.or_else(|| self.moves.first().map(|m| m.color)).unwrap_or(
-            if self.setup_black.len() >= 2 && self.setup_white.is_empty() { Color::White } else { Color::Black },
-        );
+        let first = self
+            .first_player
+            .or_else(|| self.moves.first().map(|m| m.color))
+            .unwrap_or(if self.setup_black.len() >= 2 && self.setup_white.is_empty() {
+                Color::White
+            } else {
+                Color::Black
+            });
         let mut state = State::from_board(board, first, rules);
         if self.setup_white.is_empty() && self.setup_black.len() >= 2 {
             state.set_handicap(self.setup_black.len() as u32);
@@ -219,14 +246,26 @@ impl GameRecord {
                 if e == Illegal::GameOver {
                     state.resume();
                     if let Err(e) = state.play_color(m.color, m.mv) {
-                        return Ok(Replay { state, moves_applied: k, first_illegal: Some((k + 1, m.clone(), e)) });
+                        return Ok(Replay {
+                            state,
+                            moves_applied: k,
+                            first_illegal: Some((k + 1, m.clone(), e)),
+                        });
                     }
                     continue;
                 }
-                return Ok(Replay { state, moves_applied: k, first_illegal: Some((k + 1, m.clone(), e)) });
+                return Ok(Replay {
+                    state,
+                    moves_applied: k,
+                    first_illegal: Some((k + 1, m.clone(), e)),
+                });
             }
         }
-        Ok(Replay { moves_applied: self.moves.len(), state, first_illegal: None })
+        Ok(Replay {
+            moves_applied: self.moves.len(),
+            state,
+            first_illegal: None,
+        })
     }
 
     /// A record of a game in progress or finished, from the engine's state.
@@ -253,7 +292,13 @@ impl GameRecord {
         rec.moves = state
             .moves()
             .iter()
-            .map(|&(color, mv)| RecordMove { color, mv, time_left: None, overtime_left: None, comment: None })
+            .map(|&(color, mv)| RecordMove {
+                color,
+                mv,
+                time_left: None,
+                overtime_left: None,
+                comment: None,
+            })
             .collect();
         rec
     }
@@ -326,7 +371,10 @@ pub fn rules_name(r: &Rules) -> String {
         .into_iter()
         .find(|p| {
             let pr = p.rules();
-            pr.ko == r.ko && pr.scoring == r.scoring && pr.suicide_allowed == r.suicide_allowed && pr.handicap_bonus == r.handicap_bonus
+            pr.ko == r.ko
+                && pr.scoring == r.scoring
+                && pr.suicide_allowed == r.suicide_allowed
+                && pr.handicap_bonus == r.handicap_bonus
         })
         .map_or_else(|| "custom".to_string(), |p| p.name().to_string())
 }
@@ -356,7 +404,11 @@ fn parse_main_line(text: &str) -> Result<Vec<Vec<Property>>, SgfError> {
                 i += 1;
                 if open == 0 {
                     // The first game tree is complete; ignore the rest of the collection.
-                    return if nodes.is_empty() { Err(SgfError::Empty) } else { Ok(nodes) };
+                    return if nodes.is_empty() {
+                        Err(SgfError::Empty)
+                    } else {
+                        Ok(nodes)
+                    };
                 }
             }
             b';' => {
@@ -431,7 +483,10 @@ fn parse_size(v: &str) -> Result<(u8, u8), SgfError> {
     let v = v.trim();
     let bad = || SgfError::Syntax(format!("bad board size {v:?}"));
     match v.split_once(':') {
-        Some((w, h)) => Ok((w.trim().parse().map_err(|_| bad())?, h.trim().parse().map_err(|_| bad())?)),
+        Some((w, h)) => Ok((
+            w.trim().parse().map_err(|_| bad())?,
+            h.trim().parse().map_err(|_| bad())?,
+        )),
         None => {
             let n = v.parse().map_err(|_| bad())?;
             Ok((n, n))
@@ -494,7 +549,17 @@ mod tests {
 
     #[test]
     fn rejects_garbage_without_panicking() {
-        for bad in ["", "(", "(;SZ[99])", "(;SZ[9];B[zz])", "(;B[aa]", "(;B[aa", "(;[aa])", "(;SZ[0])", "(;SZ[x])"] {
+        for bad in [
+            "",
+            "(",
+            "(;SZ[99])",
+            "(;SZ[9];B[zz])",
+            "(;B[aa]",
+            "(;B[aa",
+            "(;[aa])",
+            "(;SZ[0])",
+            "(;SZ[x])",
+        ] {
             assert!(GameRecord::parse(bad).is_err(), "{bad}");
         }
         // Empty nodes and variations are fine; the main line is the first branch.

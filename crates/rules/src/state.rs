@@ -102,7 +102,13 @@ pub struct State {
 
 impl std::fmt::Debug for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}to move: {}, moves: {}", self.board, self.to_move, self.moves.len())
+        write!(
+            f,
+            "{:?}to move: {}, moves: {}",
+            self.board,
+            self.to_move,
+            self.moves.len()
+        )
     }
 }
 
@@ -241,10 +247,13 @@ impl State {
     #[inline]
     pub(crate) fn check_index(&self, i: usize) -> Result<Probe, Illegal> {
         let c = stone(self.to_move);
-        let probe = self.board.probe(i, c, self.rules.suicide_allowed).map_err(|e| match e {
-            BoardIllegal::Occupied => Illegal::Occupied,
-            BoardIllegal::Suicide => Illegal::Suicide,
-        })?;
+        let probe = self
+            .board
+            .probe(i, c, self.rules.suicide_allowed)
+            .map_err(|e| match e {
+                BoardIllegal::Occupied => Illegal::Occupied,
+                BoardIllegal::Suicide => Illegal::Suicide,
+            })?;
         if self.ko == Some(i) {
             return Err(Illegal::Ko);
         }
@@ -318,7 +327,10 @@ impl State {
         match m {
             Move::Pass => {
                 self.pass();
-                Ok(Played { captures: 0, suicided: 0 })
+                Ok(Played {
+                    captures: 0,
+                    suicided: 0,
+                })
             }
             Move::Place(p) => {
                 if !self.board.contains(p) {
@@ -474,7 +486,12 @@ impl State {
         if self.is_over() {
             return 0;
         }
-        1 + self.board.empties().iter().filter(|&&i| self.check_index(i as usize).is_ok()).count()
+        1 + self
+            .board
+            .empties()
+            .iter()
+            .filter(|&&i| self.check_index(i as usize).is_ok())
+            .count()
     }
 
     /// Points where a placement by the player to move is refused only by superko (not by

@@ -13,10 +13,18 @@ pub struct Symmetry {
 impl Symmetry {
     /// All 8 symmetries; index 0 is the identity.
     pub const ALL: [Symmetry; 8] = {
-        let mut all = [Symmetry { transpose: false, flip_x: false, flip_y: false }; 8];
+        let mut all = [Symmetry {
+            transpose: false,
+            flip_x: false,
+            flip_y: false,
+        }; 8];
         let mut k = 0;
         while k < 8 {
-            all[k] = Symmetry { transpose: k & 4 != 0, flip_x: k & 1 != 0, flip_y: k & 2 != 0 };
+            all[k] = Symmetry {
+                transpose: k & 4 != 0,
+                flip_x: k & 1 != 0,
+                flip_y: k & 2 != 0,
+            };
             k += 1;
         }
         all
@@ -48,7 +56,11 @@ impl Symmetry {
     pub fn inverse(self) -> Symmetry {
         if self.transpose {
             // (flip after transpose)^-1 = transpose after the swapped flips.
-            Symmetry { transpose: true, flip_x: self.flip_y, flip_y: self.flip_x }
+            Symmetry {
+                transpose: true,
+                flip_x: self.flip_y,
+                flip_y: self.flip_x,
+            }
         } else {
             self
         }

@@ -20,7 +20,11 @@ fn color(v: &Value) -> Color {
 }
 
 fn rows(v: &Value) -> Vec<String> {
-    v.as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().to_string())
+        .collect()
 }
 
 /// R4-R6, R8: every step of every KataGo case.
@@ -59,10 +63,15 @@ fn katago_rule_cases() {
                         .points()
                         .filter(|&p| matches!(state.check(Move::Place(p)), Err(Illegal::Ko | Illegal::Superko)))
                         .collect();
-                    let mut want: Vec<Point> = step["points"].as_array().unwrap().iter().map(|v| match pt(v) {
-                        Move::Place(p) => p,
-                        Move::Pass => unreachable!(),
-                    }).collect();
+                    let mut want: Vec<Point> = step["points"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|v| match pt(v) {
+                            Move::Place(p) => p,
+                            Move::Pass => unreachable!(),
+                        })
+                        .collect();
                     got.sort();
                     want.sort();
                     assert_eq!(got, want, "{ctx}");
@@ -110,7 +119,11 @@ fn check_liberty_grid(id: &str, case: &Value, board: &Board) {
         for (y, row) in rows(grid).iter().enumerate() {
             for (x, ch) in row.chars().enumerate() {
                 let p = Point::new(x as u8, y as u8);
-                let got = if board.get(p).is_some() { char::from_digit(board.liberties(p) as u32, 10).unwrap() } else { '.' };
+                let got = if board.get(p).is_some() {
+                    char::from_digit(board.liberties(p) as u32, 10).unwrap()
+                } else {
+                    '.'
+                };
                 assert_eq!(got, ch, "{id} at {p}");
             }
         }
@@ -151,17 +164,26 @@ fn game_records() {
         match e["first_illegal"].as_object() {
             None => {
                 assert!(rep.first_illegal.is_none(), "{file}: {:?}", rep.first_illegal);
-                assert_eq!(rep.moves_applied as u64, e["num_moves"].as_u64().unwrap(), "{file}: moves");
+                assert_eq!(
+                    rep.moves_applied as u64,
+                    e["num_moves"].as_u64().unwrap(),
+                    "{file}: moves"
+                );
             }
             Some(fi) => {
-                let (k, _m, why) = rep.first_illegal.clone().unwrap_or_else(|| panic!("{file}: no illegal move found"));
+                let (k, _m, why) = rep
+                    .first_illegal
+                    .clone()
+                    .unwrap_or_else(|| panic!("{file}: no illegal move found"));
                 assert_eq!(k as u64, fi["move_number"].as_u64().unwrap(), "{file}");
                 assert_eq!(why, Illegal::Superko, "{file}");
                 assert_eq!(fi["reason"].as_str(), Some("superko"));
                 // The same move is legal under simple ko.
-                let mut simple = Rules::default();
-                simple.ko = weiqi_rules::KoRule::Simple;
-                assert!(rec.replay(simple).unwrap().moves_applied >= k, "{file}: legal under simple ko");
+                let simple = Rules::default().with_ko(weiqi_rules::KoRule::Simple);
+                assert!(
+                    rec.replay(simple).unwrap().moves_applied >= k,
+                    "{file}: legal under simple ko"
+                );
                 illegal += 1;
             }
         }

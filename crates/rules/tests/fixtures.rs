@@ -17,17 +17,21 @@ fn superko_record_r6() {
     let rec = load("superko_sending_two_returning_one.sgf");
     let rep = rec.replay(Rules::default().with_komi(0.5)).unwrap();
     let (n, m, why) = rep.first_illegal.expect("move 11 repeats a position");
-    assert_eq!((n, m.color, m.mv, why), (11, Color::Black, Move::Place(Point::new(0, 0)), Illegal::Superko));
-    let mut simple = Rules::default();
-    simple.ko = KoRule::Simple;
+    assert_eq!(
+        (n, m.color, m.mv, why),
+        (11, Color::Black, Move::Place(Point::new(0, 0)), Illegal::Superko)
+    );
+    let simple = Rules::default().with_ko(KoRule::Simple);
     let rep = rec.replay(simple).unwrap();
     assert!(rep.first_illegal.is_none());
     // Under simple ko the repetition is a cycle (C7).
     assert!(rep.state.cycle_detected());
-    let mut situational = Rules::default();
-    situational.ko = KoRule::Situational;
+    let situational = Rules::default().with_ko(KoRule::Situational);
     // Move 11 recreates the position after move 4 with White to move both times.
-    assert_eq!(rec.replay(situational).unwrap().first_illegal.map(|f| f.2), Some(Illegal::Superko));
+    assert_eq!(
+        rec.replay(situational).unwrap().first_illegal.map(|f| f.2),
+        Some(Illegal::Superko)
+    );
 }
 
 /// R7, R8: a finished 5x5 game ends with two passes and its area count matches RE.
@@ -53,7 +57,11 @@ fn perft_small() {
         let f: Vec<&str> = line.split_whitespace().collect();
         let size: u8 = f[0][..1].parse().unwrap();
         let state = State::new(size, Rules::default()).unwrap();
-        assert_eq!(perft(&state, f[2].parse().unwrap(), f[1] == "pass"), f[3].parse::<u64>().unwrap(), "{line}");
+        assert_eq!(
+            perft(&state, f[2].parse().unwrap(), f[1] == "pass"),
+            f[3].parse::<u64>().unwrap(),
+            "{line}"
+        );
     }
 }
 
@@ -69,9 +77,7 @@ fn capture_before_suicide_r4_r5() {
     let b = weiqi_rules::Board::from_rows(&[".o...", "o....", ".....", ".....", "....."]).unwrap();
     let s = State::from_board(b.clone(), Color::Black, Rules::default());
     assert_eq!(s.check(Move::Place(Point::new(0, 0))), Err(Illegal::Suicide));
-    let mut rules = Rules::default();
-    rules.suicide_allowed = true;
-    rules.ko = KoRule::Situational;
+    let rules = Rules::default().with_suicide(true).with_ko(KoRule::Situational);
     let mut s = State::from_board(b, Color::Black, rules);
     let played = s.play(Move::Place(Point::new(0, 0))).unwrap();
     assert_eq!((played.captures, played.suicided), (0, 1));

@@ -7,10 +7,9 @@ use weiqi_rules::sgf::GameRecord;
 use weiqi_rules::{Board, KoRule, Move, Point, Policy, Rules, State, Symmetry, score};
 
 fn rules_for(k: u8) -> Rules {
-    let mut r = Rules::default();
-    r.ko = [KoRule::Positional, KoRule::Situational, KoRule::Simple][k as usize % 3];
-    r.suicide_allowed = k % 2 == 1;
-    r
+    Rules::default()
+        .with_ko([KoRule::Positional, KoRule::Situational, KoRule::Simple][k as usize % 3])
+        .with_suicide(k % 2 == 1)
 }
 
 /// A random game of up to `plies` moves.
@@ -113,8 +112,7 @@ proptest! {
             for p in s.board().points() {
                 let engine = s.check(Move::Place(p));
                 // Oracle: play on a copy without superko, compare with every earlier board.
-                let mut loose_rules = rules;
-                loose_rules.ko = KoRule::Simple;
+                let loose_rules = rules.with_ko(KoRule::Simple);
                 let mut loose = State::from_board(s.board().clone(), s.to_move(), loose_rules);
                 let basic = loose.play(Move::Place(p));
                 let repeat = basic.is_ok() && seen.iter().any(|(rows, to_move)| {

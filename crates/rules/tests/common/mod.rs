@@ -6,13 +6,16 @@ use std::path::PathBuf;
 /// `../shared/conformance` from the project root, or `$WEIQI_CONFORMANCE`; `None` (and a
 /// message) when absent, so a fresh clone still passes.
 pub fn conformance_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("WEIQI_CONFORMANCE").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance")
-    });
+    let dir = std::env::var_os("WEIQI_CONFORMANCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance"));
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("SKIPPED: conformance data not found at {} (set WEIQI_CONFORMANCE)", dir.display());
+        eprintln!(
+            "SKIPPED: conformance data not found at {} (set WEIQI_CONFORMANCE)",
+            dir.display()
+        );
         None
     }
 }

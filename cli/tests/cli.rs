@@ -1,0 +1,125 @@
+//! End-to-end tests of the `weiqi` binary.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn weiqi(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_weiqi"))
+        .args(args)
+        .output()
+        .expect("run weiqi");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../crates/rules/tests/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+#[test]
+fn replay_prints_one_object_per_file() {
+    let (code, out, _) = weiqi(&[
+        "replay",
+        &fixture("simple_game.sgf"),
+        &fixture("superko_sending_two_returning_one.sgf"),
+    ]);
+    assert_eq!(code, 0);
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    let a = &lines[0];
+    assert_eq!(a["size"], serde_json::json!([5, 5]));
+    assert_eq!(a["moves_applied"], 19);
+    assert!(a["first_illegal"].is_null());
+    assert_eq!(a["final_board"][2], "xxxoo");
+    assert_eq!(a["captures"]["white"], 1);
+    assert_eq!(a["area"]["white_minus_black"], 5.5);
+    let b = &lines[1];
+    assert_eq!(b["first_illegal"]["move_number"], 11);
+    assert_eq!(b["first_illegal"]["move"], "B[aa]");
+    assert_eq!(b["first_illegal"]["reason"], "superko");
+    assert_eq!(b["moves_applied"], 10);
+}
+
+#[test]
+fn malformed_files_give_an_error_object_and_nonzero_exit() {
+    let dir = std::env::temp_dir().join(format!("weiqi-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.sgf");
+    std::fs::write(&bad, "(;SZ[9];B[ee];W[zz]").unwrap();
+    let (code, out, _) = weiqi(&[
+        "replay",
+        &fixture("simple_game.sgf"),
+        bad.to_str().unwrap(),
+        "/nonexistent.sgf",
+    ]);
+    assert_ne!(code, 0);
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert!(lines[0]["error"].is_null());
+    assert!(lines[1]["error"].as_str().unwrap().contains("SGF"), "{}", lines[1]);
+    assert!(lines[2]["error"].is_string());
+}
+
+#[test]
+fn perft_counts() {
+    let (code, out, _) = weiqi(&["perft", "--size", "3", "--depth", "3"]);
+    assert_eq!((code, out.trim()), (0, "504"));
+    let (_, out, _) = weiqi(&["perft", "--size", "2", "--depth", "3", "--passes"]);
+    assert_eq!(out.trim(), "68");
+}
+
+#[test]
+fn score_with_dead_stones() {
+    let (code, out, _) = weiqi(&["score", &fixture("simple_game.sgf"), "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["result"], "W+5.5");
+    assert_eq!(v["area"]["black"], 10.0);
+    // Mark White's D3 chain (D3, E3, E2, D1 side) dead: one stone marks the whole chain.
+    let (code, out, _) = weiqi(&["score", &fixture("simple_game.sgf"), "--dead", "D3", "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert!(v["area"]["black"].as_f64().unwrap() > 10.0);
+    let (code, _, err) = weiqi(&["score", &fixture("simple_game.sgf"), "--dead", "Z99"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("Z99"));
+}
+
+#[test]
+fn bench_reports_rates() {
+    let (code, out, _) = weiqi(&["bench", "playouts", "--size", "9", "--seconds", "0.2", "--json"]);
+    assert_eq!(code, 0);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    for k in [
+        "games",
+        "moves",
+        "wall_s",
+        "cpu_s",
+        "games_per_cpu_s",
+        "moves_per_cpu_s",
+    ] {
+        assert!(v[k].as_f64().unwrap() > 0.0, "{k}");
+    }
+    let (code, _, _) = weiqi(&[
+        "bench",
+        "playouts",
+        "--size",
+        "9",
+        "--seconds",
+        "0.1",
+        "--policy",
+        "light",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(code, 0);
+}
