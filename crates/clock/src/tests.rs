@@ -1,0 +1,184 @@
+//! Clock tests with a fake time source: every time is an explicit millisecond (C2-C4).
+
+use super::*;
+
+const S: Ms = 1000;
+const MIN: Ms = 60 * S;
+
+fn clock(tc: TimeControl) -> Clock {
+    let mut c = Clock::new(tc, LagComp::OFF);
+    c.start(0, 0);
+    c
+}
+
+/// C2: the seed's example: 5 units of 60 s; a 59 s move keeps 5, a 61 s move leaves 4.
+#[test]
+fn chinese_byo_yomi_units_c2() {
+    let mut c = clock(TimeControl::chinese(0, 5));
+    c.press(59 * S, 0).unwrap();
+    assert_eq!(c.snapshot(59 * S)[0].periods, 5);
+    c.press(59 * S + 1, 0).unwrap(); // White moves at once
+    c.press(59 * S + 1 + 61 * S, 0).unwrap();
+    assert_eq!(c.snapshot(0)[0].periods, 4);
+    // Exactly one full unit also uses it up.
+    let mut c = clock(TimeControl::chinese(0, 5));
+    c.press(60 * S, 0).unwrap();
+    assert_eq!(c.snapshot(60 * S)[0].periods, 4);
+}
+
+/// C2: flag exactly at the deadline and not a millisecond before.
+#[test]
+fn flag_exactly_at_deadline_c2() {
+    let cases = [
+        (TimeControl::Absolute { main_ms: 5 * MIN }, 5 * MIN),
+        (TimeControl::chinese(10 * MIN, 3), 13 * MIN),
+        (TimeControl::ByoYomi { main_ms: 60 * MIN, periods: 1, period_ms: 30 * S }, 60 * MIN + 30 * S),
+        (TimeControl::Canadian { main_ms: MIN, stones: 10, period_ms: 5 * MIN }, 6 * MIN),
+        (TimeControl::Fischer { main_ms: 2 * MIN, increment_ms: 10 * S, cap_ms: None }, 2 * MIN),
+        (TimeControl::GamePlusMove { main_ms: 60 * MIN, per_move_ms: MIN }, MIN),
+    ];
+    for (tc, deadline) in cases {
+        let c = clock(tc);
+        assert_eq!(c.deadline(), Some(deadline), "{tc:?}");
+        assert_eq!(c.flagged_at(deadline - 1), None, "{tc:?}");
+        assert_eq!(c.flagged_at(deadline), Some(0), "{tc:?}");
+        // A move 1 ms before the deadline is in time; at the deadline it is not.
+        let mut early = c.clone();
+        assert!(early.press(deadline - 1, 0).is_ok(), "{tc:?}");
+        let mut late = c.clone();
+        assert_eq!(late.press(deadline, 0), Err(0), "{tc:?}");
+        assert!(late.snapshot(deadline)[0].flagged);
+        assert_eq!(late.deadline(), None);
+    }
+    assert_eq!(clock(TimeControl::None).deadline(), None);
+}
+
+/// C2: the last unit used up loses; main time flows into byo-yomi within one move.
+#[test]
+fn main_time_flows_into_byo_yomi_c2() {
+    let mut c = clock(TimeControl::chinese(MIN, 2));
+    // 1 min main + 70 s: one full unit used.
+    c.press(MIN + 70 * S, 0).unwrap();
+    let t = c.snapshot(MIN + 70 * S)[0];
+    assert_eq!((t.main_ms, t.periods), (0, 1));
+    c.press(MIN + 70 * S, 0).unwrap();
+    // In the last unit, 59.999 s is fine, 60 s is not.
+    let start = MIN + 70 * S;
+    assert_eq!(c.deadline(), Some(start + 60 * S));
+}
+
+/// C2: Fischer adds the increment after the move, capped.
+#[test]
+fn fischer_increment_and_cap_c2() {
+    let mut c = clock(TimeControl::Fischer { main_ms: MIN, increment_ms: 20 * S, cap_ms: Some(70 * S) });
+    c.press(5 * S, 0).unwrap();
+    assert_eq!(c.snapshot(5 * S)[0].main_ms, 70 * S); // 55 + 20 = 75, capped at 70
+}
+
+/// C2: Canadian: after main time, N stones per block; the block resets after N stones.
+#[test]
+fn canadian_blocks_c2() {
+    let mut c = clock(TimeControl::Canadian { main_ms: 0, stones: 2, period_ms: 60 * S });
+    let mut t = 0;
+    for _ in 0..2 {
+        t += 25 * S;
+        c.press(t, 0).unwrap(); // Black
+        c.press(t, 0).unwrap(); // White instantly
+    }
+    // Two stones in 50 s: the block reset to 60 s and 2 stones.
+    let b = c.snapshot(t)[0];
+    assert_eq!((b.period_ms, b.stones), (60 * S, 2));
+    t += 25 * S;
+    c.press(t, 0).unwrap();
+    assert_eq!(c.snapshot(t)[0].period_ms, 35 * S);
+}
+
+/// C2: game time + per-move limit: a slow move loses even with game time left.
+#[test]
+fn per_move_limit_c2() {
+    let mut c = clock(TimeControl::GamePlusMove { main_ms: 10 * MIN, per_move_ms: 30 * S });
+    assert_eq!(c.press(30 * S, 0), Err(0));
+}
+
+/// C2, C3: an adjournment pauses both clocks; time before it is charged.
+#[test]
+fn pause_and_resume_c3() {
+    let mut c = clock(TimeControl::Absolute { main_ms: 10 * MIN });
+    assert!(!c.pause(2 * MIN));
+    assert_eq!(c.deadline(), None);
+    // A day later, resume: 8 minutes left.
+    c.start(0, 24 * 60 * MIN);
+    assert_eq!(c.deadline(), Some(24 * 60 * MIN + 8 * MIN));
+}
+
+/// C4: lateness is deducted from the late player's main time.
+#[test]
+fn lateness_deducted_c4() {
+    let mut c = Clock::new(TimeControl::Absolute { main_ms: 30 * MIN }, LagComp::OFF);
+    c.deduct(1, 5 * MIN);
+    assert_eq!(c.snapshot(0)[1].main_ms, 25 * MIN);
+}
+
+/// Lag compensation: a refund within the quota, which refills per move but is bounded.
+#[test]
+fn lag_quota() {
+    let lag = LagComp { initial_ms: 500, gain_ms: 100, max_quota_ms: 1000, max_per_move_ms: 400 };
+    let mut c = Clock::new(TimeControl::Absolute { main_ms: MIN }, lag);
+    c.start(0, 0);
+    // The deadline allows the per-move maximum on top of the time left.
+    assert_eq!(c.deadline(), Some(MIN + 400));
+    c.press(10 * S, 1_000).unwrap(); // claims 1 s of lag: only 400 ms refunded
+    let b = c.snapshot(10 * S)[0];
+    assert_eq!(b.main_ms, MIN - 10 * S + 400);
+    assert_eq!(b.lag_quota_ms, 500 - 400 + 100);
+    // The quota never exceeds its maximum.
+    for k in 0..40 {
+        c.press(10 * S + k, 0).unwrap();
+    }
+    assert!(c.snapshot(0)[0].lag_quota_ms <= 1000);
+}
+
+/// C2: the referee's calls, 30/40/50/55/58 s, and 30/40/50 then 1..9 in the last unit.
+#[test]
+fn announcements_c2() {
+    let c = clock(TimeControl::chinese(0, 2));
+    let a = c.announcements();
+    let first: Vec<u32> = a.iter().filter(|x| x.periods_left == 2).map(|x| x.seconds).collect();
+    assert_eq!(first, vec![30, 40, 50, 55, 58]);
+    let last: Vec<(u32, Option<u32>)> = a.iter().filter(|x| x.periods_left == 1).map(|x| (x.seconds, x.count)).collect();
+    assert_eq!(last[..3], [(30, None), (40, None), (50, None)]);
+    assert_eq!(last[3..].iter().map(|x| x.1.unwrap()).collect::<Vec<_>>(), (1..=9).collect::<Vec<_>>());
+    assert_eq!(a.last().unwrap().due, 60 * S + 59 * S);
+    // Sorted by due time.
+    assert!(a.windows(2).all(|w| w[0].due < w[1].due));
+    assert!(clock(TimeControl::Absolute { main_ms: MIN }).announcements().is_empty());
+}
+
+#[test]
+fn validation() {
+    assert!(TimeControl::ByoYomi { main_ms: 0, periods: 0, period_ms: 0 }.validate().is_err());
+    assert!(TimeControl::chinese(0, 5).validate().is_ok());
+    assert!(TimeControl::Fischer { main_ms: 10, increment_ms: 1, cap_ms: Some(5) }.validate().is_err());
+}
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Whatever the moves, a player flags exactly when a move reaches the deadline.
+        #[test]
+        fn deadline_is_the_flag_time(main in 0u64..100_000, periods in 1u32..5, period in 1u64..20_000, moves in proptest::collection::vec(0u64..50_000, 1..40)) {
+            let mut c = clock(TimeControl::ByoYomi { main_ms: main, periods, period_ms: period });
+            let mut now = 0;
+            for m in moves {
+                let d = c.deadline().unwrap();
+                let t = now + m;
+                let r = c.press(t, 0);
+                prop_assert_eq!(r.is_err(), t >= d);
+                if r.is_err() { break; }
+                now = t;
+            }
+        }
+    }
+}
