@@ -1,6 +1,7 @@
 //! `weiqi`: the command-line face of the weiqi rules engine (and, later, the service).
 
 mod bench;
+mod referee;
 mod replay;
 
 use std::process::ExitCode;
@@ -52,6 +53,8 @@ enum Command {
         #[arg(long, default_value = "chinese")]
         rules: Preset,
     },
+    /// Runs a game script (JSON lines) through the referee library and prints every event.
+    Referee { script: std::path::PathBuf },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -76,6 +79,7 @@ fn main() -> ExitCode {
             rules,
         } => replay::score_file(&file, &dead, json, rules),
         Command::Bench { what } => bench::run(what),
+        Command::Referee { script } => referee::run(&script),
     };
     match result {
         Ok(code) => code,

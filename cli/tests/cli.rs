@@ -123,3 +123,19 @@ fn bench_reports_rates() {
     ]);
     assert_eq!(code, 0);
 }
+
+#[test]
+fn referee_script_is_deterministic_and_ends_on_time() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/referee-byoyomi.jsonl");
+    let (code, out, err) = weiqi(&["referee", script.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (_, again, _) = weiqi(&["referee", script.to_str().unwrap()]);
+    assert_eq!(out, again, "same script, same output");
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert!(lines.iter().any(|l| l["rejected"]["code"] == "not_your_turn"));
+    assert!(lines.iter().any(|l| l["event"]["kind"]["type"] == "resumed"));
+    let fin = &lines.last().unwrap()["final"];
+    assert_eq!(fin["phase"], "finished");
+    assert_eq!(fin["result"]["reason"], "time");
+    assert_eq!(fin["result_sgf"], "B+T");
+}

@@ -25,7 +25,11 @@ pub enum TimeControl {
     /// Sudden death.
     Absolute { main_ms: Ms },
     /// Increment after every move; the bank never exceeds `cap_ms` when set.
-    Fischer { main_ms: Ms, increment_ms: Ms, cap_ms: Option<Ms> },
+    Fischer {
+        main_ms: Ms,
+        increment_ms: Ms,
+        cap_ms: Option<Ms>,
+    },
     /// Main time, then `periods` periods of `period_ms`: a move within a period costs
     /// nothing, each full period used removes one, using up the last loses.
     /// Chinese national byo-yomi is `periods` units of 60 s ([`TimeControl::chinese`]).
@@ -39,7 +43,11 @@ pub enum TimeControl {
 impl TimeControl {
     /// Chinese national style: main time, then `units` byo-yomi units of 60 s.
     pub const fn chinese(main_ms: Ms, units: u32) -> TimeControl {
-        TimeControl::ByoYomi { main_ms, periods: units, period_ms: 60_000 }
+        TimeControl::ByoYomi {
+            main_ms,
+            periods: units,
+            period_ms: 60_000,
+        }
     }
 
     /// Rejects controls that cannot be played (a zero-length period, no time at all).
@@ -48,8 +56,16 @@ impl TimeControl {
             TimeControl::None => true,
             TimeControl::Absolute { main_ms } => main_ms > 0,
             TimeControl::Fischer { main_ms, cap_ms, .. } => main_ms > 0 && cap_ms.is_none_or(|c| c >= main_ms),
-            TimeControl::ByoYomi { main_ms, periods, period_ms } => period_ms > 0 && (periods > 0 || main_ms > 0),
-            TimeControl::Canadian { main_ms, stones, period_ms } => stones > 0 && period_ms > 0 || main_ms > 0,
+            TimeControl::ByoYomi {
+                main_ms,
+                periods,
+                period_ms,
+            } => period_ms > 0 && (periods > 0 || main_ms > 0),
+            TimeControl::Canadian {
+                main_ms,
+                stones,
+                period_ms,
+            } => (stones > 0 && period_ms > 0) || main_ms > 0,
             TimeControl::GamePlusMove { main_ms, per_move_ms } => main_ms > 0 && per_move_ms > 0,
         };
         if ok { Ok(()) } else { Err(ClockError::Invalid(*self)) }
@@ -69,13 +85,23 @@ pub struct LagComp {
 
 impl LagComp {
     /// No compensation.
-    pub const OFF: LagComp = LagComp { initial_ms: 0, gain_ms: 0, max_quota_ms: 0, max_per_move_ms: 0 };
+    pub const OFF: LagComp = LagComp {
+        initial_ms: 0,
+        gain_ms: 0,
+        max_quota_ms: 0,
+        max_per_move_ms: 0,
+    };
 }
 
 impl Default for LagComp {
     /// Roughly Lichess's: up to 1 s per move, 2 s of quota, 100 ms regained per move.
     fn default() -> LagComp {
-        LagComp { initial_ms: 1_000, gain_ms: 100, max_quota_ms: 2_000, max_per_move_ms: 1_000 }
+        LagComp {
+            initial_ms: 1_000,
+            gain_ms: 100,
+            max_quota_ms: 2_000,
+            max_per_move_ms: 1_000,
+        }
     }
 }
 
@@ -143,21 +169,61 @@ pub struct Clock {
 impl Clock {
     pub fn new(control: TimeControl, lag: LagComp) -> Clock {
         let side = match control {
-            TimeControl::None => Side { main_ms: 0, periods: 0, period_ms: 0, stones: 0, lag_quota_ms: 0, flagged: false },
-            TimeControl::Absolute { main_ms } | TimeControl::Fischer { main_ms, .. } => {
-                Side { main_ms, periods: 0, period_ms: 0, stones: 0, lag_quota_ms: lag.initial_ms, flagged: false }
-            }
-            TimeControl::ByoYomi { main_ms, periods, period_ms } => {
-                Side { main_ms, periods, period_ms, stones: 0, lag_quota_ms: lag.initial_ms, flagged: false }
-            }
-            TimeControl::Canadian { main_ms, stones, period_ms } => {
-                Side { main_ms, periods: 0, period_ms, stones, lag_quota_ms: lag.initial_ms, flagged: false }
-            }
-            TimeControl::GamePlusMove { main_ms, per_move_ms } => {
-                Side { main_ms, periods: 0, period_ms: per_move_ms, stones: 0, lag_quota_ms: lag.initial_ms, flagged: false }
-            }
+            TimeControl::None => Side {
+                main_ms: 0,
+                periods: 0,
+                period_ms: 0,
+                stones: 0,
+                lag_quota_ms: 0,
+                flagged: false,
+            },
+            TimeControl::Absolute { main_ms } | TimeControl::Fischer { main_ms, .. } => Side {
+                main_ms,
+                periods: 0,
+                period_ms: 0,
+                stones: 0,
+                lag_quota_ms: lag.initial_ms,
+                flagged: false,
+            },
+            TimeControl::ByoYomi {
+                main_ms,
+                periods,
+                period_ms,
+            } => Side {
+                main_ms,
+                periods,
+                period_ms,
+                stones: 0,
+                lag_quota_ms: lag.initial_ms,
+                flagged: false,
+            },
+            TimeControl::Canadian {
+                main_ms,
+                stones,
+                period_ms,
+            } => Side {
+                main_ms,
+                periods: 0,
+                period_ms,
+                stones,
+                lag_quota_ms: lag.initial_ms,
+                flagged: false,
+            },
+            TimeControl::GamePlusMove { main_ms, per_move_ms } => Side {
+                main_ms,
+                periods: 0,
+                period_ms: per_move_ms,
+                stones: 0,
+                lag_quota_ms: lag.initial_ms,
+                flagged: false,
+            },
         };
-        Clock { control, lag, sides: [side; 2], running: None }
+        Clock {
+            control,
+            lag,
+            sides: [side; 2],
+            running: None,
+        }
     }
 
     pub fn control(&self) -> TimeControl {
@@ -177,7 +243,9 @@ impl Clock {
     /// Stops the running clock at `now`, charging the time used (an adjournment, C3).
     /// Returns whether the player flagged before stopping.
     pub fn pause(&mut self, now: Ms) -> bool {
-        let Some((p, since)) = self.running.take() else { return false };
+        let Some((p, since)) = self.running.take() else {
+            return false;
+        };
         let flagged = !self.charge(p, now.saturating_sub(since), 0);
         if flagged {
             self.sides[p].flagged = true;
@@ -299,7 +367,9 @@ impl Clock {
         let s = &mut self.sides[p];
         s.lag_quota_ms = (s.lag_quota_ms + lagc.gain_ms).min(lagc.max_quota_ms.max(lagc.initial_ms));
         match control {
-            TimeControl::Fischer { increment_ms, cap_ms, .. } => {
+            TimeControl::Fischer {
+                increment_ms, cap_ms, ..
+            } => {
                 s.main_ms += increment_ms;
                 if let Some(cap) = cap_ms {
                     s.main_ms = s.main_ms.min(cap);
@@ -326,7 +396,10 @@ impl Clock {
         if matches!(self.control, TimeControl::ByoYomi { .. }) {
             s.periods = 0;
         }
-        if matches!(self.control, TimeControl::Canadian { .. } | TimeControl::GamePlusMove { .. }) {
+        if matches!(
+            self.control,
+            TimeControl::Canadian { .. } | TimeControl::GamePlusMove { .. }
+        ) {
             s.period_ms = 0;
         }
         self.running = None;
@@ -367,8 +440,12 @@ impl Clock {
     /// (C2): 30, 40, 50, 55 and 58 s into a 60 s period (the same distances from its end
     /// for other lengths), and in the last period 30, 40, 50 s and then the count 1..9.
     pub fn announcements(&self) -> Vec<Announcement> {
-        let Some((p, since)) = self.running else { return Vec::new() };
-        let TimeControl::ByoYomi { .. } = self.control else { return Vec::new() };
+        let Some((p, since)) = self.running else {
+            return Vec::new();
+        };
+        let TimeControl::ByoYomi { .. } = self.control else {
+            return Vec::new();
+        };
         let s = &self.sides[p];
         let period = s.period_ms;
         let mut out = Vec::new();
@@ -382,12 +459,27 @@ impl Clock {
                 .map(|&r| (period - r, None))
                 .collect();
             if last {
-                calls.extend((1..=9u32).filter(|&c| (c as Ms) * 1000 + 10_000 <= period).map(|c| (period - 10_000 + c as Ms * 1000, Some(c))));
+                calls.extend(
+                    (1..=9u32)
+                        .filter(|&c| (c as Ms) * 1000 + 10_000 <= period)
+                        .map(|c| (period - 10_000 + c as Ms * 1000, Some(c))),
+                );
             } else {
-                calls.extend([5_000u64, 2_000].iter().filter(|&&r| r < period).map(|&r| (period - r, None)));
+                calls.extend(
+                    [5_000u64, 2_000]
+                        .iter()
+                        .filter(|&&r| r < period)
+                        .map(|&r| (period - r, None)),
+                );
             }
             for (offset, count) in calls {
-                out.push(Announcement { due: start + offset, player: p, seconds: (offset / 1000) as u32, count, periods_left: left });
+                out.push(Announcement {
+                    due: start + offset,
+                    player: p,
+                    seconds: (offset / 1000) as u32,
+                    count,
+                    periods_left: left,
+                });
             }
         }
         out

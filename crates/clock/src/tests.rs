@@ -32,10 +32,37 @@ fn flag_exactly_at_deadline_c2() {
     let cases = [
         (TimeControl::Absolute { main_ms: 5 * MIN }, 5 * MIN),
         (TimeControl::chinese(10 * MIN, 3), 13 * MIN),
-        (TimeControl::ByoYomi { main_ms: 60 * MIN, periods: 1, period_ms: 30 * S }, 60 * MIN + 30 * S),
-        (TimeControl::Canadian { main_ms: MIN, stones: 10, period_ms: 5 * MIN }, 6 * MIN),
-        (TimeControl::Fischer { main_ms: 2 * MIN, increment_ms: 10 * S, cap_ms: None }, 2 * MIN),
-        (TimeControl::GamePlusMove { main_ms: 60 * MIN, per_move_ms: MIN }, MIN),
+        (
+            TimeControl::ByoYomi {
+                main_ms: 60 * MIN,
+                periods: 1,
+                period_ms: 30 * S,
+            },
+            60 * MIN + 30 * S,
+        ),
+        (
+            TimeControl::Canadian {
+                main_ms: MIN,
+                stones: 10,
+                period_ms: 5 * MIN,
+            },
+            6 * MIN,
+        ),
+        (
+            TimeControl::Fischer {
+                main_ms: 2 * MIN,
+                increment_ms: 10 * S,
+                cap_ms: None,
+            },
+            2 * MIN,
+        ),
+        (
+            TimeControl::GamePlusMove {
+                main_ms: 60 * MIN,
+                per_move_ms: MIN,
+            },
+            MIN,
+        ),
     ];
     for (tc, deadline) in cases {
         let c = clock(tc);
@@ -70,7 +97,11 @@ fn main_time_flows_into_byo_yomi_c2() {
 /// C2: Fischer adds the increment after the move, capped.
 #[test]
 fn fischer_increment_and_cap_c2() {
-    let mut c = clock(TimeControl::Fischer { main_ms: MIN, increment_ms: 20 * S, cap_ms: Some(70 * S) });
+    let mut c = clock(TimeControl::Fischer {
+        main_ms: MIN,
+        increment_ms: 20 * S,
+        cap_ms: Some(70 * S),
+    });
     c.press(5 * S, 0).unwrap();
     assert_eq!(c.snapshot(5 * S)[0].main_ms, 70 * S); // 55 + 20 = 75, capped at 70
 }
@@ -78,7 +109,11 @@ fn fischer_increment_and_cap_c2() {
 /// C2: Canadian: after main time, N stones per block; the block resets after N stones.
 #[test]
 fn canadian_blocks_c2() {
-    let mut c = clock(TimeControl::Canadian { main_ms: 0, stones: 2, period_ms: 60 * S });
+    let mut c = clock(TimeControl::Canadian {
+        main_ms: 0,
+        stones: 2,
+        period_ms: 60 * S,
+    });
     let mut t = 0;
     for _ in 0..2 {
         t += 25 * S;
@@ -96,7 +131,10 @@ fn canadian_blocks_c2() {
 /// C2: game time + per-move limit: a slow move loses even with game time left.
 #[test]
 fn per_move_limit_c2() {
-    let mut c = clock(TimeControl::GamePlusMove { main_ms: 10 * MIN, per_move_ms: 30 * S });
+    let mut c = clock(TimeControl::GamePlusMove {
+        main_ms: 10 * MIN,
+        per_move_ms: 30 * S,
+    });
     assert_eq!(c.press(30 * S, 0), Err(0));
 }
 
@@ -122,7 +160,12 @@ fn lateness_deducted_c4() {
 /// Lag compensation: a refund within the quota, which refills per move but is bounded.
 #[test]
 fn lag_quota() {
-    let lag = LagComp { initial_ms: 500, gain_ms: 100, max_quota_ms: 1000, max_per_move_ms: 400 };
+    let lag = LagComp {
+        initial_ms: 500,
+        gain_ms: 100,
+        max_quota_ms: 1000,
+        max_per_move_ms: 400,
+    };
     let mut c = Clock::new(TimeControl::Absolute { main_ms: MIN }, lag);
     c.start(0, 0);
     // The deadline allows the per-move maximum on top of the time left.
@@ -145,9 +188,16 @@ fn announcements_c2() {
     let a = c.announcements();
     let first: Vec<u32> = a.iter().filter(|x| x.periods_left == 2).map(|x| x.seconds).collect();
     assert_eq!(first, vec![30, 40, 50, 55, 58]);
-    let last: Vec<(u32, Option<u32>)> = a.iter().filter(|x| x.periods_left == 1).map(|x| (x.seconds, x.count)).collect();
+    let last: Vec<(u32, Option<u32>)> = a
+        .iter()
+        .filter(|x| x.periods_left == 1)
+        .map(|x| (x.seconds, x.count))
+        .collect();
     assert_eq!(last[..3], [(30, None), (40, None), (50, None)]);
-    assert_eq!(last[3..].iter().map(|x| x.1.unwrap()).collect::<Vec<_>>(), (1..=9).collect::<Vec<_>>());
+    assert_eq!(
+        last[3..].iter().map(|x| x.1.unwrap()).collect::<Vec<_>>(),
+        (1..=9).collect::<Vec<_>>()
+    );
     assert_eq!(a.last().unwrap().due, 60 * S + 59 * S);
     // Sorted by due time.
     assert!(a.windows(2).all(|w| w[0].due < w[1].due));
@@ -156,9 +206,25 @@ fn announcements_c2() {
 
 #[test]
 fn validation() {
-    assert!(TimeControl::ByoYomi { main_ms: 0, periods: 0, period_ms: 0 }.validate().is_err());
+    assert!(
+        TimeControl::ByoYomi {
+            main_ms: 0,
+            periods: 0,
+            period_ms: 0
+        }
+        .validate()
+        .is_err()
+    );
     assert!(TimeControl::chinese(0, 5).validate().is_ok());
-    assert!(TimeControl::Fischer { main_ms: 10, increment_ms: 1, cap_ms: Some(5) }.validate().is_err());
+    assert!(
+        TimeControl::Fischer {
+            main_ms: 10,
+            increment_ms: 1,
+            cap_ms: Some(5)
+        }
+        .validate()
+        .is_err()
+    );
 }
 
 mod props {

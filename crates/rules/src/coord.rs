@@ -9,6 +9,7 @@ pub const MIN_SIZE: u8 = 2;
 
 /// A point on the board: `x` is the column from the left, `y` the row from the top
 /// (the SGF convention), both 0-based.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Point {
     pub x: u8,
@@ -76,6 +77,8 @@ impl fmt::Display for Point {
 }
 
 /// One turn's action (R2): place a stone or pass.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Move {
     Place(Point),

@@ -5,6 +5,8 @@ use std::fmt;
 use std::str::FromStr;
 
 /// Repetition rule (R6).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum KoRule {
     /// Only the immediate recapture of a single stone is forbidden; longer cycles are
@@ -17,6 +19,8 @@ pub enum KoRule {
 }
 
 /// Counting method (R8, R10).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ScoringRule {
     /// Stones plus surrounded empty points (Chinese, 数子法).
@@ -26,6 +30,8 @@ pub enum ScoringRule {
 }
 
 /// Points White receives in a handicap game (R9).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum HandicapBonus {
     /// No compensation.
@@ -51,6 +57,7 @@ impl HandicapBonus {
 }
 
 /// A complete rule set. Build one from a [`Preset`] and change fields as needed.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Rules {
     pub ko: KoRule,

@@ -10,6 +10,7 @@ use crate::rules::ScoringRule;
 /// Area count of a position (R8): stones plus empty points reached only by one colour.
 /// `neutral` points (dame, seki eyes) touch both colours or none; R8 splits them half and
 /// half, which gives the same margin as counting them for nobody (Tromp-Taylor).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AreaCount {
     pub black: u32,
@@ -29,6 +30,7 @@ impl AreaCount {
 }
 
 /// Territory count (R10): surrounded empty points plus prisoners (captures and dead stones).
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TerritoryCount {
     pub black_territory: u32,
@@ -48,6 +50,8 @@ impl TerritoryCount {
 }
 
 /// Who won and by how much.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Outcome {
     Win { winner: Color, margin: f64 },
@@ -91,6 +95,7 @@ impl fmt::Display for Outcome {
 }
 
 /// A scored position: the breakdown and the result.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Score {
     pub method: ScoringRule,

@@ -16,6 +16,8 @@ use crate::rules::{KoRule, Rules};
 use crate::zobrist::WHITE_TO_MOVE;
 
 /// Why a move is refused. Every illegal move gets exactly one of these.
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, thiserror::Error)]
 pub enum Illegal {
     #[error("the point is occupied")]

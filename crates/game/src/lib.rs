@@ -1,0 +1,18 @@
+//! # weiqi-game
+//!
+//! One game of Go as an event-sourced referee (C1..C8 of `shared/spec/rules.md`), pure:
+//! no IO, no async, no system clock. [`Game::decide`] checks a [`Command`] sent by an
+//! [`Actor`] at a time `now` and returns the [`Event`]s it causes; [`Game::apply`] folds an
+//! event in. A game is the fold of its events, so replaying the log reproduces it exactly.
+//!
+//! The server transports, persists and times this library; it never re-implements rules.
+
+mod commit;
+mod game;
+mod types;
+
+pub use commit::{is_digest, move_text, nigiri_commitment, seal_commitment, sha256_hex};
+pub use game::{Corrupt, Game, MoveClock, propose_dead};
+pub use types::*;
+pub use weiqi_clock::{LagComp, Ms, PlayerTime, TimeControl};
+pub use weiqi_rules;

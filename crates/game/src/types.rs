@@ -1,0 +1,443 @@
+//! Settings, commands, events, results and rejections: the game's vocabulary.
+
+use serde::{Deserialize, Serialize};
+use weiqi_clock::{LagComp, Ms, PlayerTime, TimeControl};
+use weiqi_rules::{Color, Illegal, Move, Point, Rules, Score};
+
+/// The two seats: the player who created the game and the one who joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Seat {
+    Host,
+    Guest,
+}
+
+impl Seat {
+    pub fn other(self) -> Seat {
+        match self {
+            Seat::Host => Seat::Guest,
+            Seat::Guest => Seat::Host,
+        }
+    }
+}
+
+/// Who sends a command: a seated player, or the server (timers, scheduled resumption).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Actor {
+    Host,
+    Guest,
+    Server,
+}
+
+impl Actor {
+    pub fn seat(self) -> Option<Seat> {
+        match self {
+            Actor::Host => Some(Seat::Host),
+            Actor::Guest => Some(Seat::Guest),
+            Actor::Server => None,
+        }
+    }
+}
+
+impl From<Seat> for Actor {
+    fn from(s: Seat) -> Actor {
+        match s {
+            Seat::Host => Actor::Host,
+            Seat::Guest => Actor::Guest,
+        }
+    }
+}
+
+/// How colours are decided (C1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ColorChoice {
+    /// The creator takes Black.
+    HostBlack,
+    /// The creator takes White.
+    HostWhite,
+    /// Random, from entropy the server supplies at join.
+    Random,
+    /// Nigiri with commit-reveal: the host commits to a hidden number of stones, the guest
+    /// guesses odd or even, the host reveals; a right guess takes Black.
+    Nigiri,
+}
+
+/// Referee mode (C5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefereeMode {
+    /// Illegal moves are rejected and the player is still to move; undo may be allowed.
+    Casual,
+    /// Illegal moves are void and count as a pass, with a warning; the second warning
+    /// loses; no undo.
+    Tournament,
+}
+
+/// Odd or even, for nigiri.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Parity {
+    Odd,
+    Even,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn default_nigiri_timeout() -> Ms {
+    300_000
+}
+
+/// Everything fixed when a game is created.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    pub size: u8,
+    #[serde(default)]
+    pub rules: Rules,
+    /// Handicap stones (0 or 2..9).
+    #[serde(default)]
+    pub handicap: u32,
+    /// Black places the handicap stones freely instead of on the star points (R9 option).
+    #[serde(default)]
+    pub free_handicap: bool,
+    #[serde(default = "no_clock")]
+    pub time: TimeControl,
+    #[serde(default)]
+    pub lag: LagComp,
+    pub colors: ColorChoice,
+    pub mode: RefereeMode,
+    /// Casual games may allow taking back a move with the opponent's consent (C8).
+    #[serde(default = "default_true")]
+    pub allow_undo: bool,
+    /// Scheduled start (C4): players must check in; lateness is deducted, beyond
+    /// `max_lateness_ms` it forfeits.
+    #[serde(default)]
+    pub scheduled_start: Option<Ms>,
+    #[serde(default)]
+    pub max_lateness_ms: Ms,
+    /// How long the host has to reveal the nigiri before forfeiting.
+    #[serde(default = "default_nigiri_timeout")]
+    pub nigiri_timeout_ms: Ms,
+}
+
+fn no_clock() -> TimeControl {
+    TimeControl::None
+}
+
+impl Settings {
+    /// A casual even game: Chinese rules, host Black, no clock.
+    pub fn casual(size: u8) -> Settings {
+        Settings {
+            size,
+            rules: Rules::default(),
+            handicap: 0,
+            free_handicap: false,
+            time: TimeControl::None,
+            lag: LagComp::default(),
+            colors: ColorChoice::HostBlack,
+            mode: RefereeMode::Casual,
+            allow_undo: true,
+            scheduled_start: None,
+            max_lateness_ms: 0,
+            nigiri_timeout_ms: default_nigiri_timeout(),
+        }
+    }
+}
+
+/// A sealed move and the nonce that hides it (C3).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SealedMove {
+    pub mv: Move,
+    pub nonce: String,
+}
+
+/// What a player (or the server) asks the game to do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Command {
+    /// Creates the game (host). With nigiri, the host's commitment
+    /// `hex(sha256("<stones>:<nonce>"))`.
+    Create {
+        settings: Settings,
+        nigiri_commitment: Option<String>,
+    },
+    /// Takes the second seat. `entropy` decides random colours (supplied by the server).
+    Join {
+        #[serde(default)]
+        nigiri_guess: Option<Parity>,
+        #[serde(default)]
+        entropy: u64,
+    },
+    /// The host reveals the nigiri stones and nonce.
+    RevealNigiri {
+        stones: u32,
+        nonce: String,
+    },
+    /// Presence at a scheduled start (C4).
+    CheckIn,
+    /// Black's free handicap placement.
+    PlaceHandicap {
+        points: Vec<Point>,
+    },
+    /// Places a stone. `lag_ms`: network lag measured by the client, refunded within quota.
+    Play {
+        point: Point,
+        #[serde(default)]
+        lag_ms: Ms,
+    },
+    Pass {
+        #[serde(default)]
+        lag_ms: Ms,
+    },
+    Resign,
+    /// Declares play complete (C6): counts as a pass; the opponent may play on.
+    DeclareEnd,
+    /// Proposes the set of dead stones (one stone marks its chain).
+    ProposeDead {
+        stones: Vec<Point>,
+    },
+    AcceptScore,
+    /// Disagrees about life and death: play resumes to settle it (C6).
+    DisputeScore,
+    RequestUndo,
+    AnswerUndo {
+        accept: bool,
+    },
+    OfferDraw,
+    AnswerDraw {
+        accept: bool,
+    },
+    /// Adjourns with a sealed move (C3). The nonce should be random and secret.
+    Seal {
+        mv: Move,
+        nonce: String,
+    },
+    /// Resumes an adjourned game: the sealed move is revealed and played.
+    Resume,
+    /// Claims a win on time (or any time-driven ending): same as `Tick`.
+    ClaimTimeout,
+    /// Time passes: emits due byo-yomi calls, timeouts, forfeits.
+    Tick,
+}
+
+/// Why a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Score,
+    Resignation,
+    Time,
+    Forfeit,
+    /// Both players forfeited (C4).
+    DoubleForfeit,
+    DrawByAgreement,
+    /// Lost by penalty: second warning (C5).
+    Penalty,
+    /// A repetition cycle under simple ko (C7).
+    NoResult,
+}
+
+/// A finished game's result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GameResult {
+    /// `None` for a draw, no result or double forfeit.
+    pub winner: Option<Color>,
+    pub reason: EndReason,
+    /// The counted score, for `EndReason::Score`.
+    pub score: Option<Score>,
+}
+
+impl GameResult {
+    /// SGF `RE` text: `B+3.5`, `W+R`, `B+T`, `W+F`, `0` (draw), `Void`.
+    pub fn sgf(&self) -> String {
+        let Some(w) = self.winner else {
+            return match self.reason {
+                EndReason::DrawByAgreement | EndReason::Score => "0".into(),
+                _ => "Void".into(),
+            };
+        };
+        let how = match self.reason {
+            EndReason::Score => self.score.as_ref().map_or("?".to_string(), |s| {
+                let m = s.white_minus_black.abs();
+                format!("{m}")
+            }),
+            EndReason::Resignation => "R".into(),
+            EndReason::Time => "T".into(),
+            _ => "F".into(),
+        };
+        format!("{}+{how}", w.letter())
+    }
+}
+
+/// The game's phases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// Created, waiting for a second player.
+    WaitingForOpponent,
+    /// Nigiri guessed, waiting for the host's reveal.
+    Nigiri,
+    /// Colours known, waiting for both players to check in (C4).
+    Scheduled,
+    /// Black places free handicap stones.
+    PlacingHandicap,
+    Playing,
+    /// Adjourned with a sealed move (C3); both clocks stopped.
+    Adjourned,
+    /// Play ended by two passes; agreeing on dead stones (C6).
+    Scoring,
+    Finished,
+}
+
+/// Everything that can happen to a game. A game is the fold of its events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventKind {
+    Created {
+        settings: Settings,
+        nigiri_commitment: Option<String>,
+    },
+    Joined,
+    NigiriGuessed {
+        guess: Parity,
+    },
+    NigiriRevealed {
+        stones: u32,
+        nonce: String,
+        guess_correct: bool,
+    },
+    ColorsAssigned {
+        black: Seat,
+    },
+    CheckedIn {
+        seat: Seat,
+        lateness_ms: Ms,
+    },
+    HandicapPlaced {
+        points: Vec<Point>,
+    },
+    /// Clocks start; `first` is to move.
+    PlayStarted {
+        first: Color,
+    },
+    MovePlayed {
+        color: Color,
+        point: Point,
+        captures: u32,
+        lag_ms: Ms,
+    },
+    Passed {
+        color: Color,
+        declared_end: bool,
+        lag_ms: Ms,
+    },
+    /// An illegal move that counts as a pass (tournament mode, or a sealed move, C3/C5).
+    MoveVoided {
+        color: Color,
+        mv: Move,
+        reason: Illegal,
+        lag_ms: Ms,
+    },
+    Warning {
+        color: Color,
+        count: u32,
+    },
+    UndoRequested {
+        by: Color,
+    },
+    UndoDeclined {
+        by: Color,
+    },
+    MoveTakenBack {
+        color: Color,
+        mv: Move,
+    },
+    DrawOffered {
+        by: Color,
+    },
+    DrawDeclined {
+        by: Color,
+    },
+    /// Two passes: scoring begins with the referee's proposal of dead stones.
+    ScoringStarted {
+        proposal: Vec<Point>,
+    },
+    DeadStonesProposed {
+        by: Color,
+        stones: Vec<Point>,
+    },
+    ScoreAccepted {
+        by: Color,
+    },
+    /// Play resumes to settle a dispute; the pass count restarts.
+    ScoreDisputed {
+        by: Color,
+    },
+    /// The player to move sealed a move and the game is adjourned. `sealed` must be
+    /// hidden from everyone but the sealer until resumption ([`Event::redacted_for`]).
+    MoveSealed {
+        by: Color,
+        commitment: String,
+        sealed: Option<SealedMove>,
+    },
+    /// Play resumes; the sealed move and nonce are revealed for verification.
+    Resumed {
+        revealed: SealedMove,
+    },
+    /// A referee call (C2): seconds used in the byo-yomi period, or the final count.
+    Announcement {
+        color: Color,
+        due: Ms,
+        seconds: u32,
+        count: Option<u32>,
+        periods_left: u32,
+    },
+    GameEnded {
+        result: GameResult,
+    },
+}
+
+/// An event with its sequence number (1-based), the time, and both clocks after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub seq: u64,
+    pub at: Ms,
+    /// `[black, white]` after the event (zeros before colours are known).
+    pub clocks: [PlayerTime; 2],
+    pub kind: EventKind,
+}
+
+impl Event {
+    /// The event as `viewer` may see it: a sealed move is hidden from all but its sealer.
+    pub fn redacted_for(&self, viewer: Option<Color>) -> Event {
+        let mut e = self.clone();
+        if let EventKind::MoveSealed { by, sealed, .. } = &mut e.kind
+            && viewer != Some(*by)
+        {
+            *sealed = None;
+        }
+        e
+    }
+}
+
+/// Why a command was refused. Nothing changes when a command is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "code", content = "detail", rename_all = "snake_case")]
+pub enum Rejection {
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    #[error("not allowed in phase {0:?}")]
+    WrongPhase(Phase),
+    #[error("it is not your turn")]
+    NotYourTurn,
+    #[error("illegal move: {0}")]
+    Illegal(Illegal),
+    #[error("not permitted: {0}")]
+    NotPermitted(String),
+    #[error("nothing to answer: {0}")]
+    NothingPending(String),
+    #[error("the revealed value does not match the commitment")]
+    CommitmentMismatch,
+}

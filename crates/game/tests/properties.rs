@@ -1,0 +1,183 @@
+//! Random command sequences: never a panic, never a move for the wrong colour, and the
+//! fold of the emitted events always equals the decided state (timeouts and adjournments
+//! included).
+
+use proptest::prelude::*;
+use weiqi_game::*;
+use weiqi_rules::{Color, KoRule, Move, Point, Preset};
+
+fn settings(k: u8, size: u8) -> Settings {
+    let mut s = Settings::casual(size);
+    s.mode = if k & 1 == 0 {
+        RefereeMode::Casual
+    } else {
+        RefereeMode::Tournament
+    };
+    s.time = match k % 4 {
+        0 => TimeControl::None,
+        1 => TimeControl::chinese(2_000, 2),
+        2 => TimeControl::Fischer {
+            main_ms: 5_000,
+            increment_ms: 1_000,
+            cap_ms: None,
+        },
+        _ => TimeControl::Canadian {
+            main_ms: 1_000,
+            stones: 2,
+            period_ms: 3_000,
+        },
+    };
+    s.rules = Preset::Chinese
+        .rules()
+        .with_ko(if k & 4 == 0 { KoRule::Positional } else { KoRule::Simple });
+    s.colors = if k & 8 == 0 {
+        ColorChoice::HostBlack
+    } else {
+        ColorChoice::Random
+    };
+    s
+}
+
+fn command(op: u8, a: u8, b: u8) -> Command {
+    let point = Point::new(a % 6, b % 6);
+    match op % 16 {
+        0..=5 => Command::Play {
+            point,
+            lag_ms: (a as Ms) * 10,
+        },
+        6 => Command::Pass { lag_ms: 0 },
+        7 => Command::DeclareEnd,
+        8 => Command::AcceptScore,
+        9 => Command::DisputeScore,
+        10 => Command::ProposeDead { stones: vec![point] },
+        11 => {
+            if a & 1 == 0 {
+                Command::RequestUndo
+            } else {
+                Command::AnswerUndo { accept: b & 1 == 0 }
+            }
+        }
+        12 => {
+            if a & 1 == 0 {
+                Command::OfferDraw
+            } else {
+                Command::AnswerDraw { accept: b % 4 == 0 }
+            }
+        }
+        13 => Command::Seal {
+            mv: if b % 5 == 0 { Move::Pass } else { Move::Place(point) },
+            nonce: "12345678".into(),
+        },
+        14 => Command::Resume,
+        _ => {
+            if a % 8 == 0 {
+                Command::Resign
+            } else {
+                Command::Tick
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_commands(k in 0u8..16, size in 3u8..7, ops in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>(), any::<u8>(), 0u64..1500), 0..120)) {
+        let mut g = Game::new();
+        let mut log: Vec<Event> = Vec::new();
+        let create = Command::Create { settings: settings(k, size), nigiri_commitment: None };
+        let mut now = 0;
+        for e in g.decide(Actor::Host, &create, now).unwrap() { g.apply(&e).unwrap(); log.push(e); }
+        for e in g.decide(Actor::Guest, &Command::Join { nigiri_guess: None, entropy: k as u64 }, now).unwrap() { g.apply(&e).unwrap(); log.push(e); }
+        for (who, op, a, b, dt) in ops {
+            now += dt;
+            let actor = [Actor::Host, Actor::Guest, Actor::Server][who as usize];
+            let cmd = command(op, a, b);
+            let before = g.clone();
+            match g.decide(actor, &cmd, now) {
+                Err(_) => prop_assert_eq!(&g, &before),
+                Ok(events) => {
+                    for e in &events {
+                        // Nobody moves for the other colour.
+                        if let EventKind::MovePlayed { color, .. } | EventKind::Passed { color, .. } = &e.kind
+                            && !matches!(cmd, Command::Resume)
+                        {
+                            let seat = actor.seat().expect("the server never moves");
+                            prop_assert_eq!(g.color_of(seat), Some(*color));
+                        }
+                        prop_assert_eq!(e.seq, g.seq() + 1);
+                        g.apply(e).unwrap();
+                        log.push(e.clone());
+                    }
+                }
+            }
+        }
+        let folded = Game::from_events(&log).unwrap();
+        prop_assert_eq!(&folded, &g);
+        // Events survive JSON (what the store and the stream carry).
+        let json = serde_json::to_string(&log).unwrap();
+        let back: Vec<Event> = serde_json::from_str(&json).unwrap();
+        prop_assert_eq!(&Game::from_events(&back).unwrap(), &g);
+        if let Some(r) = g.result() {
+            prop_assert_eq!(g.phase(), Phase::Finished);
+            if r.reason == EndReason::Time { prop_assert!(r.winner.is_some()); }
+        }
+    }
+}
+
+/// C7: under simple ko, random play on a tiny board reaches a repeated position three
+/// times, and the referee ends the game with no result.
+#[test]
+fn simple_ko_cycles_end_without_result_c7() {
+    let mut found = 0;
+    for seed in 0..400u64 {
+        let mut s = Settings::casual(2);
+        s.rules = Preset::Chinese.rules().with_ko(KoRule::Simple);
+        let mut g = Game::new();
+        for (by, cmd) in [
+            (
+                Actor::Host,
+                Command::Create {
+                    settings: s,
+                    nigiri_commitment: None,
+                },
+            ),
+            (
+                Actor::Guest,
+                Command::Join {
+                    nigiri_guess: None,
+                    entropy: 0,
+                },
+            ),
+        ] {
+            for e in g.decide(by, &cmd, 0).unwrap() {
+                g.apply(&e).unwrap();
+            }
+        }
+        let mut x = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        for t in 1..200 {
+            if g.phase() != Phase::Playing {
+                break;
+            }
+            let c = g.to_move().unwrap();
+            let by = if c == Color::Black { Actor::Host } else { Actor::Guest };
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let point = Point::new(((x >> 33) % 2) as u8, ((x >> 40) % 2) as u8);
+            let cmd = if (x >> 50) % 9 == 0 {
+                Command::Pass { lag_ms: 0 }
+            } else {
+                Command::Play { point, lag_ms: 0 }
+            };
+            if let Ok(events) = g.decide(by, &cmd, t) {
+                for e in events {
+                    g.apply(&e).unwrap();
+                }
+            }
+        }
+        if g.result().is_some_and(|r| r.reason == EndReason::NoResult) {
+            found += 1;
+        }
+    }
+    assert!(found > 0, "no cycle found in 400 random games");
+}
