@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use weiqi_clock::{Clock, Ms, PlayerTime};
-use weiqi_rules::{Color, Illegal, KoRule, Move, Point, State, benson};
+use weiqi_rules::{Color, Illegal, KoRule, Move, Point, State};
 
 use crate::commit;
 use crate::types::*;
@@ -951,10 +951,9 @@ impl Tx {
 }
 
 /// The referee's proposal of dead stones after two passes: stones inside the opponent's
-/// pass-alive territory (Benson), which are dead whatever either side plays. Players may
+/// pass-alive territory (Benson, certain), plus chains the opponent owns in at least 90%
+/// of 64 random continuations (never a pass-alive chain). Deterministic. Players may
 /// change it; nothing is scored without both agreeing.
 pub fn propose_dead(state: &State) -> Vec<Point> {
-    let mut dead = benson::unconditionally_dead(state.board());
-    dead.sort_by_key(|p| (p.y, p.x));
-    dead
+    weiqi_rules::estimate_dead(state, 64, 0.9)
 }
