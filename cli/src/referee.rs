@@ -1,6 +1,7 @@
 //! `weiqi referee SCRIPT.jsonl`: runs a game script through the referee library.
 //!
-//! Line 1 holds the settings (a `Settings` object, or `{"settings": {...},
+//! Line 1 holds the settings (a `Settings` object, where `rules` may name a preset and a
+//! top-level `komi` overrides its komi; or `{"settings": {...},
 //! "nigiri_commitment": "..."}`); each further line is `{"t": MS, "by": "host"|"guest"|
 //! "server", "cmd": COMMAND}`, or `{"t": MS}` alone to let time pass. Commands are the
 //! library's, in JSON (`{"play": {"point": {"x": 3, "y": 3}}}`), with shorthands: a bare
@@ -69,6 +70,21 @@ fn normalize(cmd: &Value, size: u8) -> anyhow::Result<Value> {
     Ok(cmd)
 }
 
+/// `"rules": "japanese"` names a preset; a top-level `"komi"` overrides its komi.
+fn resolve_preset(mut v: Value) -> anyhow::Result<Value> {
+    if let Some(name) = v.get("rules").and_then(Value::as_str) {
+        let preset: weiqi_rules::Preset = name.parse()?;
+        v["rules"] = serde_json::to_value(preset.rules())?;
+    }
+    if let Some(k) = v.get("komi").cloned() {
+        if v.get("rules").is_none() {
+            v["rules"] = serde_json::to_value(weiqi_rules::Rules::default())?;
+        }
+        v["rules"]["komi"] = k;
+    }
+    Ok(v)
+}
+
 pub fn run(script: &Path) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(script).with_context(|| format!("reading {}", script.display()))?;
     let mut lines = text
@@ -86,7 +102,7 @@ pub fn run(script: &Path) -> anyhow::Result<ExitCode> {
         ),
         None => (head.clone(), None),
     };
-    let settings: Settings = serde_json::from_value(settings_v).context("line 1: settings")?;
+    let settings: Settings = serde_json::from_value(resolve_preset(settings_v)?).context("line 1: settings")?;
     let size = settings.size;
     let mut game = Game::new();
     let mut out = std::io::stdout().lock();
