@@ -405,6 +405,14 @@ impl Clock {
         self.running = None;
     }
 
+    /// Gives the running player `ms` back, as if their clock had started `ms` later: time
+    /// the service was down is not charged.
+    pub fn credit(&mut self, ms: Ms) {
+        if let Some((_, since)) = &mut self.running {
+            *since += ms;
+        }
+    }
+
     /// Stops both clocks without charging (the game is over).
     pub fn stop(&mut self) {
         self.running = None;

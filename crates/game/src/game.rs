@@ -203,6 +203,42 @@ impl Game {
         &self.move_clocks
     }
 
+    /// The game record as SGF FF[4]: rules, komi, handicap, result, time settings, and the
+    /// clock after every move (`BL`/`WL`, `OB`/`OW`).
+    pub fn to_sgf(&self) -> Option<String> {
+        let state = self.state.as_ref()?;
+        let settings = self.settings.as_ref()?;
+        let mut rec = weiqi_rules::sgf::GameRecord::from_state(state);
+        rec.result = self.result.as_ref().map(GameResult::sgf);
+        let (main, ot) = match settings.time {
+            weiqi_clock::TimeControl::None => (None, None),
+            weiqi_clock::TimeControl::Absolute { main_ms } => (Some(main_ms), None),
+            weiqi_clock::TimeControl::Fischer { main_ms, increment_ms, .. } => {
+                (Some(main_ms), Some(format!("Fischer {} s", increment_ms as f64 / 1000.0)))
+            }
+            weiqi_clock::TimeControl::ByoYomi { main_ms, periods, period_ms } => {
+                (Some(main_ms), Some(format!("{periods}x{} byo-yomi", period_ms as f64 / 1000.0)))
+            }
+            weiqi_clock::TimeControl::Canadian { main_ms, stones, period_ms } => {
+                (Some(main_ms), Some(format!("{stones}/{} Canadian", period_ms as f64 / 1000.0)))
+            }
+            weiqi_clock::TimeControl::GamePlusMove { main_ms, per_move_ms } => {
+                (Some(main_ms), Some(format!("{} s per move", per_move_ms as f64 / 1000.0)))
+            }
+        };
+        rec.time_limit = main.map(|m| m as f64 / 1000.0);
+        rec.overtime = ot;
+        if main.is_some() {
+            for (m, c) in rec.moves.iter_mut().zip(&self.move_clocks) {
+                m.time_left = Some(c.time_left_ms as f64 / 1000.0);
+                if matches!(settings.time, weiqi_clock::TimeControl::ByoYomi { .. }) && c.time_left_ms == 0 {
+                    m.overtime_left = Some(c.periods as i64);
+                }
+            }
+        }
+        Some(rec.to_sgf())
+    }
+
     // ---- decide -------------------------------------------------------------------------
 
     /// Checks `cmd` sent by `by` at time `now` and returns the events it causes, in order,
@@ -239,6 +275,16 @@ impl Game {
         }
         if self.phase == Phase::Finished {
             return Err(Rejection::WrongPhase(Phase::Finished));
+        }
+        if let Command::CreditTime { ms } = cmd {
+            // Settled before time: the outage must not flag anyone.
+            if by != Actor::Server {
+                return Err(Rejection::NotPermitted("only the server credits time".into()));
+            }
+            if self.clock.running().is_some() && *ms > 0 {
+                tx.emit(EventKind::TimeCredited { ms: *ms });
+            }
+            return Ok(tx.out);
         }
         tx.settle_time();
         if tx.g.phase == Phase::Finished || matches!(cmd, Command::Tick | Command::ClaimTimeout) {
@@ -385,6 +431,10 @@ impl Game {
                 self.clock.start(by.index(), at);
             }
             EventKind::Announcement { due, .. } => self.last_announced = *due,
+            EventKind::TimeCredited { ms } => {
+                self.clock.credit(*ms);
+                self.last_announced += *ms;
+            }
             EventKind::GameEnded { result } => {
                 if result.reason == EndReason::Time {
                     if let Some(w) = result.winner {
@@ -615,7 +665,9 @@ impl Tx {
 
     fn command(&mut self, by: Actor, cmd: &Command) -> Result<(), Rejection> {
         match cmd {
-            Command::Create { .. } | Command::Tick | Command::ClaimTimeout => unreachable!("handled by decide"),
+            Command::Create { .. } | Command::Tick | Command::ClaimTimeout | Command::CreditTime { .. } => {
+                unreachable!("handled by decide")
+            }
             Command::Join { nigiri_guess, entropy } => {
                 self.phase_is(&[Phase::WaitingForOpponent])?;
                 if by != Actor::Guest {

@@ -220,6 +220,9 @@ pub enum Command {
     ClaimTimeout,
     /// Time passes: emits due byo-yomi calls, timeouts, forfeits.
     Tick,
+    /// The server was down for `ms`: that time is not charged to the player to move.
+    /// Only the server may send it.
+    CreditTime { ms: Ms },
 }
 
 /// Why a game ended.
@@ -396,6 +399,10 @@ pub enum EventKind {
     },
     GameEnded {
         result: GameResult,
+    },
+    /// The running clock was stopped for `ms` by a service outage (not charged).
+    TimeCredited {
+        ms: Ms,
     },
 }
 

@@ -1,0 +1,87 @@
+//! # weiqi-store
+//!
+//! The durable, append-only event log of every game, behind the [`EventStore`] trait.
+//! [`SqliteStore`] is the embedded default: one SQLite file in WAL mode with
+//! `synchronous = FULL`, written by a single writer task that commits appends in groups
+//! (one fsynced transaction per batch, every append answered after its batch commits), so
+//! an acknowledged append is on disk without paying one fsync per call. Appends use
+//! optimistic concurrency on `(game_id, seq)`: two writers can never both append event N.
+//!
+//! The store knows events (as JSON) and opaque response bytes; it knows nothing of
+//! protobuf or of the rules.
+
+mod sqlite;
+
+pub use sqlite::SqliteStore;
+
+use std::future::Future;
+
+use weiqi_game::Event;
+
+/// Store failures.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Someone else appended first (or the game already exists).
+    #[error("concurrent append to game {game_id}: expected seq {expected}")]
+    Conflict { game_id: String, expected: u64 },
+    #[error("database: {0}")]
+    Db(#[from] sqlx::Error),
+    #[error("corrupt event in game {game_id}: {why}")]
+    Corrupt { game_id: String, why: String },
+    #[error("the store is shutting down")]
+    Closed,
+}
+
+/// Lobby data kept next to the log, updated with every append.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub phase: String,
+    pub board_size: u32,
+    pub move_number: u32,
+    pub rules: String,
+    pub finished: bool,
+}
+
+/// One atomic append: events, token changes, the idempotent response, the summary.
+#[derive(Debug, Clone)]
+pub struct Append {
+    pub game_id: String,
+    /// Sequence number of the last event already stored (0 for a new game).
+    pub expected_seq: u64,
+    pub events: Vec<Event>,
+    /// Set the host's token hash (creation).
+    pub host_token_hash: Option<String>,
+    /// Set the guest's token hash (join).
+    pub guest_token_hash: Option<String>,
+    /// Remember the answer to this request id.
+    pub request: Option<(String, Vec<u8>)>,
+    pub summary: Summary,
+    pub now_ms: u64,
+}
+
+/// A game as stored.
+#[derive(Debug, Clone)]
+pub struct StoredGame {
+    pub game_id: String,
+    pub host_token_hash: Option<String>,
+    pub guest_token_hash: Option<String>,
+    pub events: Vec<Event>,
+    /// Remembered answers by request id.
+    pub responses: Vec<(String, Vec<u8>)>,
+}
+
+/// The event log. Implementations: SQLite (embedded default); PostgreSQL can follow with
+/// the same contract for several replicas.
+pub trait EventStore: Send + Sync + 'static {
+    /// Appends atomically; `Conflict` if `expected_seq` is not the stored last seq.
+    /// Returns once the append is durable.
+    fn append(&self, append: Append) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Every game not finished, with its events (for rebuilding after a restart).
+    fn load_unfinished(&self) -> impl Future<Output = Result<Vec<StoredGame>, StoreError>> + Send;
+    /// One game, finished or not.
+    fn load(&self, game_id: &str) -> impl Future<Output = Result<Option<StoredGame>, StoreError>> + Send;
+    /// Records that the service is alive at `now_ms` (to know how long it was down).
+    fn heartbeat(&self, now_ms: u64) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The last heartbeat, if any.
+    fn last_heartbeat(&self) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send;
+}
