@@ -53,6 +53,21 @@ enum Command {
         #[arg(long, default_value = "chinese")]
         rules: Preset,
     },
+    /// Runs the gRPC game service (SQLite in the data folder, no other setup).
+    Serve {
+        /// Address for gRPC and gRPC-Web (default 127.0.0.1:50051).
+        #[arg(long)]
+        listen: Option<String>,
+        /// Folder for the database (default ./weiqi-data).
+        #[arg(long)]
+        data_dir: Option<std::path::PathBuf>,
+        /// TOML config file (keys as in `ServerConfig`; `WEIQI__*` env vars override it).
+        #[arg(long)]
+        config: Option<std::path::PathBuf>,
+        /// Prometheus endpoint address (default 127.0.0.1:9464; empty to disable).
+        #[arg(long)]
+        metrics_listen: Option<String>,
+    },
     /// Runs a game script (JSON lines) through the referee library and prints every event.
     Referee { script: std::path::PathBuf },
     /// Benchmarks.
@@ -80,6 +95,12 @@ fn main() -> ExitCode {
         } => replay::score_file(&file, &dead, json, rules),
         Command::Bench { what } => bench::run(what),
         Command::Referee { script } => referee::run(&script),
+        Command::Serve {
+            listen,
+            data_dir,
+            config,
+            metrics_listen,
+        } => serve(listen, data_dir, config, metrics_listen),
     };
     match result {
         Ok(code) => code,
@@ -88,6 +109,28 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn serve(
+    listen: Option<String>,
+    data_dir: Option<std::path::PathBuf>,
+    config: Option<std::path::PathBuf>,
+    metrics_listen: Option<String>,
+) -> anyhow::Result<ExitCode> {
+    let mut cfg = weiqi_server::ServerConfig::load(config.as_deref())?;
+    if let Some(l) = listen {
+        cfg.listen = l;
+    }
+    if let Some(d) = data_dir {
+        cfg.data_dir = d;
+    }
+    if let Some(m) = metrics_listen {
+        cfg.metrics_listen = m;
+    }
+    weiqi_server::init_tracing(&cfg);
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(weiqi_server::run(cfg))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run_perft(size: u8, depth: u32, passes: bool, rules: Rules) -> anyhow::Result<ExitCode> {

@@ -213,18 +213,32 @@ impl Game {
         let (main, ot) = match settings.time {
             weiqi_clock::TimeControl::None => (None, None),
             weiqi_clock::TimeControl::Absolute { main_ms } => (Some(main_ms), None),
-            weiqi_clock::TimeControl::Fischer { main_ms, increment_ms, .. } => {
-                (Some(main_ms), Some(format!("Fischer {} s", increment_ms as f64 / 1000.0)))
-            }
-            weiqi_clock::TimeControl::ByoYomi { main_ms, periods, period_ms } => {
-                (Some(main_ms), Some(format!("{periods}x{} byo-yomi", period_ms as f64 / 1000.0)))
-            }
-            weiqi_clock::TimeControl::Canadian { main_ms, stones, period_ms } => {
-                (Some(main_ms), Some(format!("{stones}/{} Canadian", period_ms as f64 / 1000.0)))
-            }
-            weiqi_clock::TimeControl::GamePlusMove { main_ms, per_move_ms } => {
-                (Some(main_ms), Some(format!("{} s per move", per_move_ms as f64 / 1000.0)))
-            }
+            weiqi_clock::TimeControl::Fischer {
+                main_ms, increment_ms, ..
+            } => (
+                Some(main_ms),
+                Some(format!("Fischer {} s", increment_ms as f64 / 1000.0)),
+            ),
+            weiqi_clock::TimeControl::ByoYomi {
+                main_ms,
+                periods,
+                period_ms,
+            } => (
+                Some(main_ms),
+                Some(format!("{periods}x{} byo-yomi", period_ms as f64 / 1000.0)),
+            ),
+            weiqi_clock::TimeControl::Canadian {
+                main_ms,
+                stones,
+                period_ms,
+            } => (
+                Some(main_ms),
+                Some(format!("{stones}/{} Canadian", period_ms as f64 / 1000.0)),
+            ),
+            weiqi_clock::TimeControl::GamePlusMove { main_ms, per_move_ms } => (
+                Some(main_ms),
+                Some(format!("{} s per move", per_move_ms as f64 / 1000.0)),
+            ),
         };
         rec.time_limit = main.map(|m| m as f64 / 1000.0);
         rec.overtime = ot;

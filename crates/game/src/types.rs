@@ -222,7 +222,9 @@ pub enum Command {
     Tick,
     /// The server was down for `ms`: that time is not charged to the player to move.
     /// Only the server may send it.
-    CreditTime { ms: Ms },
+    CreditTime {
+        ms: Ms,
+    },
 }
 
 /// Why a game ended.

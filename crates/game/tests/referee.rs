@@ -752,8 +752,18 @@ fn downtime_is_credited() {
     let mut s = casual(9);
     s.time = TimeControl::Absolute { main_ms: 10 * S };
     let mut t = T::new(s);
-    t.ok(Guest, Command::Join { nigiri_guess: None, entropy: 0 }, 0);
-    assert!(matches!(t.err(Host, Command::CreditTime { ms: 5 * S }, 1), Rejection::NotPermitted(_)));
+    t.ok(
+        Guest,
+        Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        },
+        0,
+    );
+    assert!(matches!(
+        t.err(Host, Command::CreditTime { ms: 5 * S }, 1),
+        Rejection::NotPermitted(_)
+    ));
     t.ok(Actor::Server, Command::CreditTime { ms: 5 * S }, 3 * S);
     assert_eq!(t.g.deadline(), Some(15 * S));
     // Even when the outage outlasted the deadline, nobody flags while it is credited.
@@ -762,7 +772,14 @@ fn downtime_is_credited() {
         s.time = TimeControl::Absolute { main_ms: 10 * S };
         s
     });
-    t2.ok(Guest, Command::Join { nigiri_guess: None, entropy: 0 }, 0);
+    t2.ok(
+        Guest,
+        Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        },
+        0,
+    );
     let ev = t2.ok(Actor::Server, Command::CreditTime { ms: 60 * S }, 61 * S);
     assert_eq!(T::kinds(&ev), ["time_credited"]);
     assert_eq!(t2.g.phase(), Phase::Playing);
@@ -774,12 +791,27 @@ fn sgf_export_r11() {
     let mut s = casual(9);
     s.time = TimeControl::chinese(60 * S, 3);
     let mut t = T::new(s);
-    t.ok(Guest, Command::Join { nigiri_guess: None, entropy: 0 }, 0);
+    t.ok(
+        Guest,
+        Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        },
+        0,
+    );
     t.play(Host, "E5", 10 * S);
     t.play(Guest, "C3", 20 * S);
     t.ok(Host, Command::Resign, 30 * S);
     let sgf = t.g.to_sgf().unwrap();
-    for needle in ["RU[chinese]", "KM[0.5]", "RE[W+R]", "TM[60]", "OT[3x60 byo-yomi]", "BL[50]", "WL[50]"] {
+    for needle in [
+        "RU[chinese]",
+        "KM[0.5]",
+        "RE[W+R]",
+        "TM[60]",
+        "OT[3x60 byo-yomi]",
+        "BL[50]",
+        "WL[50]",
+    ] {
         assert!(sgf.contains(needle), "{needle} in {sgf}");
     }
     let rec = weiqi_rules::sgf::GameRecord::parse(&sgf).unwrap();

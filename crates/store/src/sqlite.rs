@@ -65,7 +65,10 @@ impl SqliteStore {
         for stmt in SCHEMA {
             sqlx::query(stmt).execute(&mut conn).await?;
         }
-        let reads = SqlitePoolOptions::new().max_connections(4).connect_with(opts.clone().read_only(true)).await?;
+        let reads = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(opts.clone().read_only(true))
+            .await?;
         let (tx, rx) = mpsc::channel::<Job>(4096);
         tokio::spawn(writer(conn, rx));
         Ok(SqliteStore { reads, writer: tx })
@@ -88,8 +91,10 @@ impl SqliteStore {
             let mut evs = Vec::with_capacity(events.len());
             for e in events {
                 let body: String = e.get("body");
-                let ev: Event = serde_json::from_str(&body)
-                    .map_err(|err| StoreError::Corrupt { game_id: game_id.clone(), why: err.to_string() })?;
+                let ev: Event = serde_json::from_str(&body).map_err(|err| StoreError::Corrupt {
+                    game_id: game_id.clone(),
+                    why: err.to_string(),
+                })?;
                 evs.push(ev);
             }
             let responses = sqlx::query("SELECT request_id, response FROM requests WHERE game_id = ?")
@@ -142,12 +147,14 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job]) -> Vec<Result<
             let mut sp = tx.begin().await?;
             let r = match write {
                 Write::Append(a) => apply_append(&mut sp, a).await,
-                Write::Heartbeat(now_ms) => sqlx::query("INSERT OR REPLACE INTO meta (key, value) VALUES ('heartbeat_ms', ?)")
-                    .bind(now_ms.to_string())
-                    .execute(&mut *sp)
-                    .await
-                    .map(|_| ())
-                    .map_err(StoreError::from),
+                Write::Heartbeat(now_ms) => {
+                    sqlx::query("INSERT OR REPLACE INTO meta (key, value) VALUES ('heartbeat_ms', ?)")
+                        .bind(now_ms.to_string())
+                        .execute(&mut *sp)
+                        .await
+                        .map(|_| ())
+                        .map_err(StoreError::from)
+                }
             };
             match r {
                 Ok(()) => {
@@ -195,7 +202,10 @@ async fn apply_append(conn: &mut SqliteConnection, a: &Append) -> Result<(), Sto
         .execute(&mut *conn)
         .await?;
         if r.rows_affected() != 1 {
-            return Err(StoreError::Conflict { game_id: a.game_id.clone(), expected: 0 });
+            return Err(StoreError::Conflict {
+                game_id: a.game_id.clone(),
+                expected: 0,
+            });
         }
     } else {
         let r = sqlx::query(
@@ -214,11 +224,17 @@ async fn apply_append(conn: &mut SqliteConnection, a: &Append) -> Result<(), Sto
         .execute(&mut *conn)
         .await?;
         if r.rows_affected() != 1 {
-            return Err(StoreError::Conflict { game_id: a.game_id.clone(), expected: a.expected_seq });
+            return Err(StoreError::Conflict {
+                game_id: a.game_id.clone(),
+                expected: a.expected_seq,
+            });
         }
     }
     for e in &a.events {
-        let body = serde_json::to_string(e).map_err(|err| StoreError::Corrupt { game_id: a.game_id.clone(), why: err.to_string() })?;
+        let body = serde_json::to_string(e).map_err(|err| StoreError::Corrupt {
+            game_id: a.game_id.clone(),
+            why: err.to_string(),
+        })?;
         sqlx::query("INSERT INTO events (game_id, seq, body) VALUES (?, ?, ?)")
             .bind(&a.game_id)
             .bind(e.seq as i64)
@@ -263,7 +279,9 @@ impl EventStore for SqliteStore {
     }
 
     async fn last_heartbeat(&self) -> Result<Option<u64>, StoreError> {
-        let row = sqlx::query("SELECT value FROM meta WHERE key = 'heartbeat_ms'").fetch_optional(&self.reads).await?;
+        let row = sqlx::query("SELECT value FROM meta WHERE key = 'heartbeat_ms'")
+            .fetch_optional(&self.reads)
+            .await?;
         Ok(row.and_then(|r| r.get::<String, _>("value").parse().ok()))
     }
 }

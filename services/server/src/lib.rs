@@ -1,1 +1,194 @@
-//! placeholder
+//! # weiqi-server
+//!
+//! The gRPC game service. It transports, persists and times the pure referee
+//! (`weiqi-game`); it never re-implements rules. Layout:
+//! - `convert` — the only place protobuf meets domain types;
+//! - `hub` — games in memory, one lock each, persisted before acknowledged, one timer each;
+//! - `service` — the tonic `GameService` (auth, validation);
+//! - `auth`, `metrics`, `config`.
+//!
+//! Operations: grpc.health.v1, reflection, gRPC-Web, Prometheus `/metrics`, JSON logs,
+//! layered config, graceful shutdown (health NOT_SERVING first, then streams drained).
+
+pub mod auth;
+pub mod config;
+pub mod convert;
+pub mod hub;
+pub mod metrics;
+pub mod service;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio_stream::wrappers::TcpListenerStream;
+use tracing::{info, warn};
+use weiqi_proto::v1::game_service_server::GameServiceServer;
+use weiqi_store::SqliteStore;
+
+pub use config::ServerConfig;
+
+use crate::hub::Hub;
+use crate::metrics::Metrics;
+use crate::service::GameSvc;
+
+/// Sets up tracing from the config (JSON by default).
+pub fn init_tracing(cfg: &ServerConfig) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(cfg.log_level.clone()));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = if cfg.log_format == "text" {
+        builder.try_init()
+    } else {
+        builder.json().try_init()
+    };
+}
+
+/// A running server: its address, and a handle to stop it gracefully.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub metrics_addr: Option<SocketAddr>,
+    stop: watch::Sender<bool>,
+    done: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl Running {
+    /// Graceful shutdown: health NOT_SERVING, watch streams closed, in-flight calls finish.
+    pub async fn shutdown(self) -> anyhow::Result<()> {
+        let _ = self.stop.send(true);
+        self.done.await?
+    }
+
+    /// Waits until the server stops (after a shutdown signal).
+    pub async fn wait(self) -> anyhow::Result<()> {
+        self.done.await?
+    }
+
+    pub fn stopper(&self) -> watch::Sender<bool> {
+        self.stop.clone()
+    }
+}
+
+fn load_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
+    let path = dir.join("server.secret");
+    if let Ok(s) = std::fs::read_to_string(&path) {
+        return hex::decode(s.trim()).context("server.secret is not hex");
+    }
+    let s = auth::random_hex(32);
+    std::fs::write(&path, &s).with_context(|| format!("writing {}", path.display()))?;
+    Ok(hex::decode(s)?)
+}
+
+/// Opens the store, recovers unfinished games, binds, and serves until stopped.
+pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
+    std::fs::create_dir_all(&cfg.data_dir).with_context(|| format!("creating {}", cfg.data_dir.display()))?;
+    let store = SqliteStore::open(&cfg.data_dir.join("weiqi.sqlite3")).await?;
+    let secret = load_secret(&cfg.data_dir)?;
+    let (stop, stop_rx) = watch::channel(false);
+    let metrics = Metrics::new();
+    let hub = Arc::new(Hub::new(store, secret, metrics.clone(), stop_rx.clone()));
+    hub.recover().await?;
+    tokio::spawn(hub.clone().heartbeat_loop(cfg.heartbeat_ms));
+
+    let listener = TcpListener::bind(&cfg.listen)
+        .await
+        .with_context(|| format!("binding {}", cfg.listen))?;
+    let addr = listener.local_addr()?;
+    let metrics_addr = if cfg.metrics_listen.is_empty() {
+        None
+    } else {
+        match TcpListener::bind(&cfg.metrics_listen).await {
+            Ok(l) => {
+                let a = l.local_addr()?;
+                let m = metrics.clone();
+                let app = axum::Router::new().route("/metrics", axum::routing::get(move || async move { m.render() }));
+                let mut s = stop_rx.clone();
+                tokio::spawn(async move {
+                    let _ = axum::serve(l, app)
+                        .with_graceful_shutdown(async move {
+                            let _ = s.changed().await;
+                        })
+                        .await;
+                });
+                Some(a)
+            }
+            Err(e) => {
+                warn!(error = %e, addr = %cfg.metrics_listen, "metrics endpoint disabled");
+                None
+            }
+        }
+    };
+
+    let (health, health_svc) = tonic_health::server::health_reporter();
+    health.set_serving::<GameServiceServer<GameSvc<SqliteStore>>>().await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(weiqi_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let svc = GameServiceServer::new(GameSvc::new(hub.clone()));
+    let grace = std::time::Duration::from_millis(cfg.shutdown_grace_ms);
+    let mut stop_wait = stop_rx.clone();
+    let shutdown = async move {
+        let _ = stop_wait.changed().await;
+        // Flip health first so load balancers stop sending new calls, then drain.
+        health
+            .set_not_serving::<GameServiceServer<GameSvc<SqliteStore>>>()
+            .await;
+        info!("shutting down: health NOT_SERVING, closing streams");
+    };
+    let server = tonic::transport::Server::builder()
+        .accept_http1(true)
+        .layer(tonic_web::GrpcWebLayer::new())
+        .add_service(health_svc)
+        .add_service(reflection)
+        .add_service(svc)
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown);
+    let done = tokio::spawn(async move {
+        let r = tokio::time::timeout(grace + std::time::Duration::from_secs(3600 * 24 * 365), server).await;
+        match r {
+            Ok(r) => r.map_err(anyhow::Error::from),
+            Err(_) => Ok(()),
+        }
+    });
+    info!(%addr, metrics = ?metrics_addr, "weiqi server listening");
+    Ok(Running {
+        addr,
+        metrics_addr,
+        stop,
+        done,
+    })
+}
+
+/// Serves until SIGINT/SIGTERM, then shuts down gracefully. Prints the address on stdout.
+pub async fn run(cfg: ServerConfig) -> anyhow::Result<()> {
+    let running = start(cfg).await?;
+    println!("listening on {}", running.addr);
+    if let Some(m) = running.metrics_addr {
+        println!("metrics on http://{m}/metrics");
+    }
+    let stop = running.stopper();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        let _ = stop.send(true);
+    });
+    running.wait().await
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal");
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,47 @@
+//! Layered configuration: defaults, then an optional TOML file, then `WEIQI__*`
+//! environment variables (`WEIQI__LISTEN=0.0.0.0:50051`), then command-line flags.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ServerConfig {
+    /// gRPC (and gRPC-Web) address.
+    pub listen: String,
+    /// Folder of the SQLite database and the server secret.
+    pub data_dir: PathBuf,
+    /// Prometheus `/metrics` address; empty to disable.
+    pub metrics_listen: String,
+    /// `json` (default) or `text`.
+    pub log_format: String,
+    /// A tracing filter, e.g. `info` or `weiqi_server=debug`.
+    pub log_level: String,
+    /// How long shutdown waits for in-flight calls after streams are closed.
+    pub shutdown_grace_ms: u64,
+    /// How often the server records that it is alive (to credit downtime on restart).
+    pub heartbeat_ms: u64,
+}
+
+impl ServerConfig {
+    /// Defaults < `file` (if given) < environment.
+    pub fn load(file: Option<&Path>) -> anyhow::Result<ServerConfig> {
+        let mut b = config::Config::builder()
+            .set_default("listen", "127.0.0.1:50051")?
+            .set_default("data_dir", "weiqi-data")?
+            .set_default("metrics_listen", "127.0.0.1:9464")?
+            .set_default("log_format", "json")?
+            .set_default("log_level", "info")?
+            .set_default("shutdown_grace_ms", 5000)?
+            .set_default("heartbeat_ms", 1000)?;
+        if let Some(f) = file {
+            b = b.add_source(config::File::from(f).required(true));
+        }
+        b = b.add_source(
+            config::Environment::with_prefix("WEIQI")
+                .prefix_separator("__")
+                .separator("__"),
+        );
+        Ok(b.build()?.try_deserialize()?)
+    }
+}

@@ -1,0 +1,333 @@
+//! The one place where protobuf meets the domain: settings, states, events, errors.
+
+use std::collections::HashMap;
+
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+use weiqi_game::{
+    ColorChoice, EndReason, Event, EventKind, Game, GameResult, LagComp, Ms, Phase, PlayerTime, RefereeMode, Rejection,
+    Settings, TimeControl,
+};
+use weiqi_proto::v1 as pb;
+use weiqi_rules::{Color, Move, Point, Preset};
+
+pub const DOMAIN: &str = "weiqi.v1";
+/// Trailing metadata key that carries the current state of a stale call.
+pub const STATE_TRAILER: &str = "weiqi-game-state-bin";
+
+pub fn invalid(msg: impl Into<String>) -> Status {
+    let msg = msg.into();
+    Status::with_error_details(
+        Code::InvalidArgument,
+        msg.clone(),
+        ErrorDetails::with_error_info("invalid_argument", DOMAIN, HashMap::new()),
+    )
+}
+
+pub fn color_to(c: Option<Color>) -> i32 {
+    match c {
+        Some(Color::Black) => pb::Color::Black as i32,
+        Some(Color::White) => pb::Color::White as i32,
+        None => pb::Color::Unspecified as i32,
+    }
+}
+
+pub fn point_to(p: Point) -> pb::Point {
+    pb::Point {
+        x: p.x as u32,
+        y: p.y as u32,
+    }
+}
+
+/// A point from the wire, checked against the board size.
+pub fn point_from(p: Option<&pb::Point>, size: u8) -> Result<Point, Status> {
+    let p = p.ok_or_else(|| invalid("a point is required"))?;
+    if p.x >= size as u32 || p.y >= size as u32 {
+        return Err(invalid(format!(
+            "point ({}, {}) is off the {size}x{size} board",
+            p.x, p.y
+        )));
+    }
+    Ok(Point::new(p.x as u8, p.y as u8))
+}
+
+pub fn time_from(t: Option<&pb::TimeControl>) -> Result<TimeControl, Status> {
+    use pb::time_control::Kind;
+    Ok(match t.and_then(|t| t.kind.as_ref()) {
+        None | Some(Kind::None(_)) => TimeControl::None,
+        Some(Kind::Absolute(a)) => TimeControl::Absolute { main_ms: a.main_ms },
+        Some(Kind::Fischer(f)) => TimeControl::Fischer {
+            main_ms: f.main_ms,
+            increment_ms: f.increment_ms,
+            cap_ms: f.cap_ms,
+        },
+        Some(Kind::ByoYomi(b)) => TimeControl::ByoYomi {
+            main_ms: b.main_ms,
+            periods: b.periods,
+            period_ms: b.period_ms,
+        },
+        Some(Kind::Canadian(c)) => TimeControl::Canadian {
+            main_ms: c.main_ms,
+            stones: c.stones,
+            period_ms: c.period_ms,
+        },
+        Some(Kind::GamePlusMove(g)) => TimeControl::GamePlusMove {
+            main_ms: g.main_ms,
+            per_move_ms: g.per_move_ms,
+        },
+    })
+}
+
+pub fn time_to(t: TimeControl) -> pb::TimeControl {
+    use pb::time_control::*;
+    let kind = match t {
+        TimeControl::None => Kind::None(NoClock {}),
+        TimeControl::Absolute { main_ms } => Kind::Absolute(Absolute { main_ms }),
+        TimeControl::Fischer {
+            main_ms,
+            increment_ms,
+            cap_ms,
+        } => Kind::Fischer(Fischer {
+            main_ms,
+            increment_ms,
+            cap_ms,
+        }),
+        TimeControl::ByoYomi {
+            main_ms,
+            periods,
+            period_ms,
+        } => Kind::ByoYomi(ByoYomi {
+            main_ms,
+            periods,
+            period_ms,
+        }),
+        TimeControl::Canadian {
+            main_ms,
+            stones,
+            period_ms,
+        } => Kind::Canadian(Canadian {
+            main_ms,
+            stones,
+            period_ms,
+        }),
+        TimeControl::GamePlusMove { main_ms, per_move_ms } => Kind::GamePlusMove(GamePlusMove { main_ms, per_move_ms }),
+    };
+    pb::TimeControl { kind: Some(kind) }
+}
+
+pub fn settings_from(s: Option<&pb::GameSettings>) -> Result<Settings, Status> {
+    let s = s.cloned().unwrap_or_default();
+    let size = if s.board_size == 0 { 19 } else { s.board_size };
+    let size = u8::try_from(size).map_err(|_| invalid(format!("board size {size} is not in 2..=25")))?;
+    let preset: Preset = if s.rules.is_empty() {
+        Preset::Chinese
+    } else {
+        s.rules
+            .parse()
+            .map_err(|e: weiqi_rules::RulesError| invalid(e.to_string()))?
+    };
+    let mut rules = preset.rules();
+    if let Some(k) = s.komi {
+        rules.komi = k;
+    }
+    let colors = match pb::ColorChoice::try_from(s.color_choice).unwrap_or_default() {
+        pb::ColorChoice::Unspecified | pb::ColorChoice::HostBlack => ColorChoice::HostBlack,
+        pb::ColorChoice::HostWhite => ColorChoice::HostWhite,
+        pb::ColorChoice::Random => ColorChoice::Random,
+    };
+    let mode = match pb::RefereeMode::try_from(s.mode).unwrap_or_default() {
+        pb::RefereeMode::Unspecified | pb::RefereeMode::Casual => RefereeMode::Casual,
+        pb::RefereeMode::Tournament => RefereeMode::Tournament,
+    };
+    let mut out = Settings::casual(size);
+    out.rules = rules;
+    out.handicap = s.handicap;
+    out.free_handicap = s.free_handicap;
+    out.time = time_from(s.time_control.as_ref())?;
+    out.lag = LagComp::default();
+    out.colors = colors;
+    out.mode = mode;
+    out.allow_undo = s.allow_undo.unwrap_or(true);
+    Ok(out)
+}
+
+pub fn settings_to(s: &Settings) -> pb::GameSettings {
+    pb::GameSettings {
+        board_size: s.size as u32,
+        rules: weiqi_rules::sgf::rules_name(&s.rules),
+        komi: Some(s.rules.komi),
+        handicap: s.handicap,
+        free_handicap: s.free_handicap,
+        time_control: Some(time_to(s.time)),
+        color_choice: match s.colors {
+            ColorChoice::HostBlack => pb::ColorChoice::HostBlack,
+            ColorChoice::HostWhite => pb::ColorChoice::HostWhite,
+            ColorChoice::Random | ColorChoice::Nigiri => pb::ColorChoice::Random,
+        } as i32,
+        mode: match s.mode {
+            RefereeMode::Casual => pb::RefereeMode::Casual,
+            RefereeMode::Tournament => pb::RefereeMode::Tournament,
+        } as i32,
+        allow_undo: Some(s.allow_undo),
+    }
+}
+
+pub fn phase_to(p: Phase) -> pb::Phase {
+    match p {
+        Phase::WaitingForOpponent => pb::Phase::WaitingForOpponent,
+        Phase::Nigiri => pb::Phase::Nigiri,
+        Phase::Scheduled => pb::Phase::Scheduled,
+        Phase::PlacingHandicap => pb::Phase::PlacingHandicap,
+        Phase::Playing => pb::Phase::Playing,
+        Phase::Adjourned => pb::Phase::Adjourned,
+        Phase::Scoring => pb::Phase::Scoring,
+        Phase::Finished => pb::Phase::Finished,
+    }
+}
+
+pub fn phase_name(p: Phase) -> &'static str {
+    pb_phase_name(phase_to(p))
+}
+
+fn pb_phase_name(p: pb::Phase) -> &'static str {
+    p.as_str_name()
+}
+
+pub fn clock_to(t: &PlayerTime) -> pb::ClockState {
+    pb::ClockState {
+        main_ms: t.main_ms,
+        periods: t.periods,
+        period_ms: t.period_ms,
+        stones: t.stones,
+        running: t.running,
+        flagged: t.flagged,
+    }
+}
+
+pub fn result_to(r: &GameResult) -> pb::GameResult {
+    let reason = match r.reason {
+        EndReason::Score => pb::EndReason::Score,
+        EndReason::Resignation => pb::EndReason::Resignation,
+        EndReason::Time => pb::EndReason::Time,
+        EndReason::Forfeit => pb::EndReason::Forfeit,
+        EndReason::DoubleForfeit => pb::EndReason::DoubleForfeit,
+        EndReason::DrawByAgreement => pb::EndReason::DrawByAgreement,
+        EndReason::Penalty => pb::EndReason::Penalty,
+        EndReason::NoResult => pb::EndReason::NoResult,
+    };
+    let (wmb, b, w) = r
+        .score
+        .as_ref()
+        .map_or((0.0, 0.0, 0.0), |s| (s.white_minus_black, s.black, s.white));
+    pb::GameResult {
+        winner: color_to(r.winner),
+        reason: reason as i32,
+        white_minus_black: wmb,
+        black_points: b,
+        white_points: w,
+        text: r.sgf(),
+    }
+}
+
+/// The client-facing state of a game at `now` (ms).
+pub fn state_to(game_id: &str, g: &Game, now: Ms) -> pb::GameState {
+    let state = g.state();
+    let clocks = g.clocks(now);
+    let last_move = state.and_then(|s| match s.moves().last() {
+        Some((_, Move::Place(p))) => Some(point_to(*p)),
+        _ => None,
+    });
+    pb::GameState {
+        game_id: game_id.to_string(),
+        seq: g.seq(),
+        phase: phase_to(g.phase()) as i32,
+        settings: g.settings().map(settings_to),
+        board: state.map(|s| s.board().rows()).unwrap_or_default(),
+        to_move: color_to(g.to_move()),
+        move_number: g.move_number() as u32,
+        black_seat: match g.seat_of(Color::Black) {
+            Some(weiqi_game::Seat::Host) => pb::Seat::Host,
+            Some(weiqi_game::Seat::Guest) => pb::Seat::Guest,
+            None => pb::Seat::Unspecified,
+        } as i32,
+        black_captures: state.map_or(0, |s| s.captures(Color::Black)),
+        white_captures: state.map_or(0, |s| s.captures(Color::White)),
+        black_clock: Some(clock_to(&clocks[0])),
+        white_clock: Some(clock_to(&clocks[1])),
+        result: g.result().map(result_to),
+        pending_undo_from: color_to(g.pending_undo()),
+        pending_draw_from: color_to(g.pending_draw()),
+        dead_stones: g.proposal().unwrap_or_default().iter().map(|&p| point_to(p)).collect(),
+        black_accepted: g.accepted()[0],
+        white_accepted: g.accepted()[1],
+        sealed_commitment: g.sealed_commitment().unwrap_or_default().to_string(),
+        last_move,
+        black_warnings: g.warnings(Color::Black),
+        white_warnings: g.warnings(Color::White),
+        server_time_ms: now as i64,
+        ko_point: state.and_then(|s| s.ko_point()).map(point_to),
+    }
+}
+
+pub fn event_to(e: &Event) -> pb::Event {
+    let payload = serde_json::to_value(&e.kind).unwrap_or_default();
+    let kind = payload
+        .get("type")
+        .and_then(|t| t.as_str())
+        .unwrap_or_default()
+        .to_string();
+    let (color, point) = match &e.kind {
+        EventKind::MovePlayed { color, point, .. } => (Some(*color), Some(*point)),
+        EventKind::Passed { color, .. } | EventKind::Warning { color, .. } | EventKind::Announcement { color, .. } => {
+            (Some(*color), None)
+        }
+        EventKind::MoveVoided { color, mv, .. } => {
+            (Some(*color), if let Move::Place(p) = mv { Some(*p) } else { None })
+        }
+        EventKind::UndoRequested { by }
+        | EventKind::UndoDeclined { by }
+        | EventKind::DrawOffered { by }
+        | EventKind::DrawDeclined { by }
+        | EventKind::DeadStonesProposed { by, .. }
+        | EventKind::ScoreAccepted { by }
+        | EventKind::ScoreDisputed { by }
+        | EventKind::MoveSealed { by, .. } => (Some(*by), None),
+        EventKind::MoveTakenBack { color, .. } => (Some(*color), None),
+        _ => (None, None),
+    };
+    pb::Event {
+        seq: e.seq,
+        time_ms: e.at as i64,
+        black_clock: Some(clock_to(&e.clocks[0])),
+        white_clock: Some(clock_to(&e.clocks[1])),
+        kind,
+        payload_json: serde_json::to_string(&e.kind).unwrap_or_default(),
+        color: color_to(color),
+        point: point.map(point_to),
+    }
+}
+
+/// A refused command as a gRPC status with a machine-readable reason.
+pub fn rejection_to(r: &Rejection, game_id: &str, g: &Game) -> Status {
+    let (code, reason) = match r {
+        Rejection::InvalidArgument(_) => (Code::InvalidArgument, "invalid_argument".to_string()),
+        Rejection::CommitmentMismatch => (Code::InvalidArgument, "commitment_mismatch".to_string()),
+        Rejection::WrongPhase(_) => (Code::FailedPrecondition, "wrong_phase".to_string()),
+        Rejection::NotYourTurn => (Code::FailedPrecondition, "not_your_turn".to_string()),
+        Rejection::Illegal(i) => (Code::FailedPrecondition, i.code().to_string()),
+        Rejection::NothingPending(_) => (Code::FailedPrecondition, "nothing_pending".to_string()),
+        Rejection::NotPermitted(_) => (Code::PermissionDenied, "not_permitted".to_string()),
+    };
+    with_info(code, r.to_string(), &reason, game_id, g)
+}
+
+/// A status with an `ErrorInfo` (reason, game id, move number, phase).
+pub fn with_info(code: Code, message: String, reason: &str, game_id: &str, g: &Game) -> Status {
+    let meta = HashMap::from([
+        ("game_id".to_string(), game_id.to_string()),
+        ("move_number".to_string(), g.move_number().to_string()),
+        ("seq".to_string(), g.seq().to_string()),
+        ("phase".to_string(), phase_name(g.phase()).to_string()),
+    ]);
+    Status::with_error_details(code, message, ErrorDetails::with_error_info(reason, DOMAIN, meta))
+}

@@ -1,0 +1,479 @@
+//! The games in memory: one entry per game, each behind its own lock, persisted through
+//! the store before anything is acknowledged, with one timer per game and a broadcast
+//! channel for watchers.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use prost::Message;
+use tokio::sync::{Mutex, broadcast, watch};
+use tokio::task::AbortHandle;
+use tonic::{Code, Status};
+use tracing::{info, warn};
+use weiqi_game::{Actor, Command, Event, Game, Ms, Phase, Seat, Settings};
+use weiqi_proto::v1 as pb;
+use weiqi_store::{Append, EventStore, StoreError, Summary};
+
+use crate::auth;
+use crate::convert;
+use crate::metrics::Metrics;
+
+/// Milliseconds since the Unix epoch, advanced by tokio's clock (so tests can pause it).
+#[derive(Clone, Copy)]
+pub struct TimeSource {
+    base_ms: u64,
+    base: tokio::time::Instant,
+}
+
+impl TimeSource {
+    pub fn new() -> TimeSource {
+        let base_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        TimeSource {
+            base_ms,
+            base: tokio::time::Instant::now(),
+        }
+    }
+    pub fn now_ms(&self) -> Ms {
+        self.base_ms + self.base.elapsed().as_millis() as u64
+    }
+    fn instant(&self, ms: Ms) -> tokio::time::Instant {
+        self.base + std::time::Duration::from_millis(ms.saturating_sub(self.base_ms))
+    }
+}
+
+impl Default for TimeSource {
+    fn default() -> TimeSource {
+        TimeSource::new()
+    }
+}
+
+/// What watchers receive: an event and the state right after it.
+pub type Broadcast = Arc<(Event, pb::GameState)>;
+
+pub struct Entry {
+    pub game: Game,
+    pub log: Vec<Event>,
+    host_hash: Option<String>,
+    guest_hash: Option<String>,
+    responses: HashMap<String, Vec<u8>>,
+    pub tx: broadcast::Sender<Broadcast>,
+    timer: Option<AbortHandle>,
+}
+
+impl Entry {
+    fn new(game: Game, log: Vec<Event>) -> Entry {
+        let (tx, _) = broadcast::channel(1024);
+        Entry {
+            game,
+            log,
+            host_hash: None,
+            guest_hash: None,
+            responses: HashMap::new(),
+            tx,
+            timer: None,
+        }
+    }
+
+    /// Which seat a bearer token holds in this game.
+    pub fn seat_of_token(&self, token: Option<&str>) -> Option<Seat> {
+        let h = auth::sha256_hex(token?.as_bytes());
+        if self.host_hash.as_deref() == Some(h.as_str()) {
+            Some(Seat::Host)
+        } else if self.guest_hash.as_deref() == Some(h.as_str()) {
+            Some(Seat::Guest)
+        } else {
+            None
+        }
+    }
+}
+
+/// Idempotency and staleness fields of a mutating call.
+#[derive(Debug, Clone, Default)]
+pub struct Mutation {
+    pub request_id: String,
+    pub expected_move_number: Option<u32>,
+}
+
+pub struct Hub<S> {
+    store: S,
+    games: RwLock<HashMap<String, Arc<Mutex<Entry>>>>,
+    pub time: TimeSource,
+    secret: Vec<u8>,
+    pub metrics: Metrics,
+    shutdown: watch::Receiver<bool>,
+}
+
+fn store_error(e: StoreError) -> Status {
+    match e {
+        StoreError::Conflict { .. } => Status::aborted(format!("{e}; retry")),
+        StoreError::Closed => Status::unavailable("the server is shutting down"),
+        other => Status::internal(format!("storage failure: {other}")),
+    }
+}
+
+fn summary(g: &Game) -> Summary {
+    let s = g.settings();
+    Summary {
+        phase: convert::phase_name(g.phase()).to_string(),
+        board_size: s.map_or(0, |s| s.size as u32),
+        move_number: g.move_number() as u32,
+        rules: s.map(|s| weiqi_rules::sgf::rules_name(&s.rules)).unwrap_or_default(),
+        finished: g.phase() == Phase::Finished,
+    }
+}
+
+impl<S: EventStore> Hub<S> {
+    pub fn new(store: S, secret: Vec<u8>, metrics: Metrics, shutdown: watch::Receiver<bool>) -> Hub<S> {
+        Hub {
+            store,
+            games: RwLock::new(HashMap::new()),
+            time: TimeSource::new(),
+            secret,
+            metrics,
+            shutdown,
+        }
+    }
+
+    pub fn shutdown_signal(&self) -> watch::Receiver<bool> {
+        self.shutdown.clone()
+    }
+
+    /// Rebuilds every unfinished game from its events; the time the service was down
+    /// (since its last heartbeat) is credited to the player to move.
+    pub async fn recover(self: &Arc<Self>) -> anyhow::Result<usize> {
+        let last = self.store.last_heartbeat().await?;
+        let games = self.store.load_unfinished().await?;
+        let n = games.len();
+        let now = self.time.now_ms();
+        for sg in games {
+            let game = Game::from_events(&sg.events)?;
+            let mut entry = Entry::new(game, sg.events);
+            entry.host_hash = sg.host_token_hash;
+            entry.guest_hash = sg.guest_token_hash;
+            entry.responses = sg.responses.into_iter().collect();
+            let id = sg.game_id.clone();
+            self.games
+                .write()
+                .expect("lock")
+                .insert(id.clone(), Arc::new(Mutex::new(entry)));
+            if let Some(last) = last
+                && now > last
+            {
+                let ms = now - last;
+                if let Err(e) = self
+                    .command(&id, Actor::Server, Command::CreditTime { ms }, Mutation::default())
+                    .await
+                {
+                    warn!(game_id = %id, error = %e, "crediting downtime failed");
+                }
+            }
+            let arc = self.entry(&id).await?;
+            let mut entry = arc.lock().await;
+            self.schedule(&id, &mut entry);
+        }
+        self.metrics.games_active.set(n as i64);
+        info!(
+            games = n,
+            downtime_ms = last.map(|l| now.saturating_sub(l)),
+            "recovered unfinished games"
+        );
+        Ok(n)
+    }
+
+    /// Records liveness periodically until shutdown.
+    pub async fn heartbeat_loop(self: Arc<Self>, every_ms: u64) {
+        let mut shutdown = self.shutdown.clone();
+        loop {
+            if let Err(e) = self.store.heartbeat(self.time.now_ms()).await {
+                warn!(error = %e, "heartbeat failed");
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(std::time::Duration::from_millis(every_ms.max(10))) => {}
+                _ = shutdown.changed() => return,
+            }
+        }
+    }
+
+    /// A game's entry, loading a finished game from the store on demand.
+    pub async fn entry(&self, game_id: &str) -> Result<Arc<Mutex<Entry>>, Status> {
+        if let Some(e) = self.games.read().expect("lock").get(game_id) {
+            return Ok(e.clone());
+        }
+        if game_id.is_empty() || game_id.len() > 64 {
+            return Err(convert::invalid("a game id is required (at most 64 characters)"));
+        }
+        let stored = self.store.load(game_id).await.map_err(store_error)?;
+        let Some(sg) = stored else {
+            return Err(Status::not_found(format!("no game {game_id:?}")));
+        };
+        let game = Game::from_events(&sg.events).map_err(|e| Status::internal(e.to_string()))?;
+        let mut entry = Entry::new(game, sg.events);
+        entry.host_hash = sg.host_token_hash;
+        entry.guest_hash = sg.guest_token_hash;
+        entry.responses = sg.responses.into_iter().collect();
+        let arc = Arc::new(Mutex::new(entry));
+        Ok(self
+            .games
+            .write()
+            .expect("lock")
+            .entry(game_id.to_string())
+            .or_insert(arc)
+            .clone())
+    }
+
+    pub fn game_ids(&self) -> Vec<String> {
+        self.games.read().expect("lock").keys().cloned().collect()
+    }
+
+    /// Creates a game. With a request id, the game id and token derive from it, so a retry
+    /// returns the same game and token.
+    pub async fn create(
+        self: &Arc<Self>,
+        settings: Settings,
+        request_id: &str,
+    ) -> Result<(String, String, pb::GameState), Status> {
+        let (game_id, token) = if request_id.is_empty() {
+            (auth::random_hex(8), auth::random_hex(24))
+        } else {
+            let id = auth::derive(&self.secret, &["game", request_id])[..16].to_string();
+            let token = auth::derive(&self.secret, &["host", &id, request_id]);
+            (id, token)
+        };
+        if !request_id.is_empty()
+            && let Ok(existing) = self.entry(&game_id).await
+        {
+            let e = existing.lock().await;
+            if e.host_hash.as_deref() == Some(auth::sha256_hex(token.as_bytes()).as_str()) {
+                return Ok((
+                    game_id.clone(),
+                    token,
+                    convert::state_to(&game_id, &e.game, self.time.now_ms()),
+                ));
+            }
+        }
+        let now = self.time.now_ms();
+        let game = Game::new();
+        let cmd = Command::Create {
+            settings,
+            nigiri_commitment: None,
+        };
+        let events = game
+            .decide(Actor::Host, &cmd, now)
+            .map_err(|r| convert::rejection_to(&r, &game_id, &game))?;
+        let mut next = game.clone();
+        for e in &events {
+            next.apply(e).map_err(|e| Status::internal(e.to_string()))?;
+        }
+        let host_hash = auth::sha256_hex(token.as_bytes());
+        self.store
+            .append(Append {
+                game_id: game_id.clone(),
+                expected_seq: 0,
+                events: events.clone(),
+                host_token_hash: Some(host_hash.clone()),
+                guest_token_hash: None,
+                request: None,
+                summary: summary(&next),
+                now_ms: now,
+            })
+            .await
+            .map_err(store_error)?;
+        let state = convert::state_to(&game_id, &next, now);
+        let mut entry = Entry::new(next, events);
+        entry.host_hash = Some(host_hash);
+        self.games
+            .write()
+            .expect("lock")
+            .insert(game_id.clone(), Arc::new(Mutex::new(entry)));
+        self.metrics.games_created.inc();
+        self.metrics.games_active.inc();
+        info!(game_id = %game_id, "game created");
+        Ok((game_id, token, state))
+    }
+
+    /// Takes the guest seat. A retry with the same request id returns the same token.
+    pub async fn join(self: &Arc<Self>, game_id: &str, request_id: &str) -> Result<(String, pb::GameState), Status> {
+        let arc = self.entry(game_id).await?;
+        let mut entry = arc.lock().await;
+        let token = if request_id.is_empty() {
+            auth::random_hex(24)
+        } else {
+            auth::derive(&self.secret, &["guest", game_id, request_id])
+        };
+        let hash = auth::sha256_hex(token.as_bytes());
+        if let Some(existing) = &entry.guest_hash {
+            if *existing == hash {
+                return Ok((token, convert::state_to(game_id, &entry.game, self.time.now_ms())));
+            }
+            return Err(convert::with_info(
+                Code::FailedPrecondition,
+                "the game already has two players".into(),
+                "game_full",
+                game_id,
+                &entry.game,
+            ));
+        }
+        let entropy = u64::from_le_bytes(
+            hex::decode(auth::random_hex(8))
+                .unwrap_or_default()
+                .try_into()
+                .unwrap_or([0; 8]),
+        );
+        let cmd = Command::Join {
+            nigiri_guess: None,
+            entropy,
+        };
+        self.apply_locked(game_id, &mut entry, Actor::Guest, cmd, Some(hash), None)
+            .await?;
+        Ok((token, convert::state_to(game_id, &entry.game, self.time.now_ms())))
+    }
+
+    /// Runs a command for `actor` on a game: idempotent by request id, refused when stale,
+    /// durable before it is acknowledged.
+    pub async fn command(
+        self: &Arc<Self>,
+        game_id: &str,
+        actor: Actor,
+        cmd: Command,
+        m: Mutation,
+    ) -> Result<pb::CommandResult, Status> {
+        let arc = self.entry(game_id).await?;
+        let mut entry = arc.lock().await;
+        if !m.request_id.is_empty()
+            && let Some(bytes) = entry.responses.get(&m.request_id)
+        {
+            return pb::CommandResult::decode(&bytes[..]).map_err(|e| Status::internal(e.to_string()));
+        }
+        if let Some(expected) = m.expected_move_number
+            && expected as usize != entry.game.move_number()
+        {
+            let now = self.time.now_ms();
+            let mut status = convert::with_info(
+                Code::FailedPrecondition,
+                format!(
+                    "stale: the game is at move {}, not {expected}",
+                    entry.game.move_number()
+                ),
+                "stale",
+                game_id,
+                &entry.game,
+            );
+            let state = convert::state_to(game_id, &entry.game, now).encode_to_vec();
+            status.metadata_mut().insert_bin(
+                convert::STATE_TRAILER,
+                tonic::metadata::MetadataValue::from_bytes(&state),
+            );
+            return Err(status);
+        }
+        let request = (!m.request_id.is_empty()).then(|| m.request_id.clone());
+        self.apply_locked(game_id, &mut entry, actor, cmd, None, request).await
+    }
+
+    /// Decides, persists, then applies and publishes. Nothing changes unless the store
+    /// acknowledged the events.
+    async fn apply_locked(
+        self: &Arc<Self>,
+        game_id: &str,
+        entry: &mut Entry,
+        actor: Actor,
+        cmd: Command,
+        guest_hash: Option<String>,
+        request_id: Option<String>,
+    ) -> Result<pb::CommandResult, Status> {
+        let now = self.time.now_ms();
+        let events = entry
+            .game
+            .decide(actor, &cmd, now)
+            .map_err(|r| convert::rejection_to(&r, game_id, &entry.game))?;
+        let mut next = entry.game.clone();
+        let mut published = Vec::with_capacity(events.len());
+        for e in &events {
+            next.apply(e).map_err(|e| Status::internal(e.to_string()))?;
+            published.push(Arc::new((e.clone(), convert::state_to(game_id, &next, e.at))));
+        }
+        let result = pb::CommandResult {
+            state: Some(convert::state_to(game_id, &next, now)),
+            events: events
+                .iter()
+                .map(|e| convert::event_to(&redact_for_actor(e, &next, actor)))
+                .collect(),
+        };
+        if events.is_empty() && request_id.is_none() {
+            return Ok(result);
+        }
+        let encoded = result.encode_to_vec();
+        self.store
+            .append(Append {
+                game_id: game_id.to_string(),
+                expected_seq: entry.game.seq(),
+                events: events.clone(),
+                host_token_hash: None,
+                guest_token_hash: guest_hash.clone(),
+                request: request_id.clone().map(|id| (id, encoded.clone())),
+                summary: summary(&next),
+                now_ms: now,
+            })
+            .await
+            .map_err(store_error)?;
+        // Durable: now it may change the game.
+        let was_finished = entry.game.phase() == Phase::Finished;
+        for e in &events {
+            if matches!(
+                e.kind,
+                weiqi_game::EventKind::MovePlayed { .. } | weiqi_game::EventKind::Passed { .. }
+            ) {
+                self.metrics.moves.inc();
+            }
+        }
+        entry.game = next;
+        entry.log.extend(events);
+        if let Some(h) = guest_hash {
+            entry.guest_hash = Some(h);
+        }
+        if let Some(id) = request_id {
+            entry.responses.insert(id, encoded);
+        }
+        if !was_finished && entry.game.phase() == Phase::Finished {
+            self.metrics.games_finished.inc();
+            self.metrics.games_active.dec();
+        }
+        for b in published {
+            let _ = entry.tx.send(b);
+        }
+        self.schedule(game_id, entry);
+        Ok(result)
+    }
+
+    /// One timer per game, at the next time something happens without a command.
+    fn schedule(self: &Arc<Self>, game_id: &str, entry: &mut Entry) {
+        if let Some(t) = entry.timer.take()
+            && Some(t.id()) != tokio::task::try_id()
+        {
+            // (A timer that is itself ticking is not aborted: it is finishing anyway.)
+            t.abort();
+        }
+        let Some(wake) = entry.game.next_wakeup() else { return };
+        let hub = Arc::clone(self);
+        let id = game_id.to_string();
+        let at = self.time.instant(wake);
+        let handle = tokio::spawn(async move {
+            tokio::time::sleep_until(at).await;
+            if let Err(e) = hub
+                .command(&id, Actor::Server, Command::Tick, Mutation::default())
+                .await
+            {
+                warn!(game_id = %id, error = %e, "timer tick failed");
+            }
+        });
+        entry.timer = Some(handle.abort_handle());
+    }
+}
+
+/// What an actor may see of an event: a sealed move only by its sealer.
+pub fn redact_for_actor(e: &Event, g: &Game, actor: Actor) -> Event {
+    let viewer = actor.seat().and_then(|s| g.color_of(s));
+    e.redacted_for(viewer)
+}

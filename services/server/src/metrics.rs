@@ -1,0 +1,62 @@
+//! Prometheus metrics: moves, games, RPC latency, open streams.
+
+use prometheus::{Encoder, HistogramOpts, HistogramVec, IntCounter, IntGauge, Opts, Registry, TextEncoder};
+
+#[derive(Clone)]
+pub struct Metrics {
+    pub registry: Registry,
+    pub moves: IntCounter,
+    pub games_created: IntCounter,
+    pub games_finished: IntCounter,
+    pub games_active: IntGauge,
+    pub open_streams: IntGauge,
+    pub rpc_seconds: HistogramVec,
+}
+
+impl Metrics {
+    pub fn new() -> Metrics {
+        let registry = Registry::new_custom(Some("weiqi".into()), None).expect("registry");
+        let moves = IntCounter::new("moves_total", "Stones placed and passes played").expect("metric");
+        let games_created = IntCounter::new("games_created_total", "Games created").expect("metric");
+        let games_finished = IntCounter::new("games_finished_total", "Games finished").expect("metric");
+        let games_active = IntGauge::new("games_active", "Unfinished games in memory").expect("metric");
+        let open_streams = IntGauge::new("open_streams", "Open WatchGame streams").expect("metric");
+        let rpc_seconds = HistogramVec::new(
+            HistogramOpts::from(Opts::new("rpc_duration_seconds", "RPC latency by method")).buckets(vec![
+                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+            ]),
+            &["method"],
+        )
+        .expect("metric");
+        for m in [&moves, &games_created, &games_finished] {
+            registry.register(Box::new(m.clone())).expect("register");
+        }
+        registry.register(Box::new(games_active.clone())).expect("register");
+        registry.register(Box::new(open_streams.clone())).expect("register");
+        registry.register(Box::new(rpc_seconds.clone())).expect("register");
+        Metrics {
+            registry,
+            moves,
+            games_created,
+            games_finished,
+            games_active,
+            open_streams,
+            rpc_seconds,
+        }
+    }
+
+    /// Text exposition format.
+    pub fn render(&self) -> String {
+        let mut buf = Vec::new();
+        TextEncoder::new()
+            .encode(&self.registry.gather(), &mut buf)
+            .expect("encode");
+        String::from_utf8(buf).unwrap_or_default()
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Metrics {
+        Metrics::new()
+    }
+}

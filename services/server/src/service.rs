@@ -1,0 +1,458 @@
+//! The tonic `GameService`: authentication, request validation, and delegation to the hub.
+
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures::Stream;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+use weiqi_game::{Actor, Command, Game, Seat};
+use weiqi_proto::v1 as pb;
+use weiqi_proto::v1::game_service_server::GameService;
+use weiqi_rules::Move;
+use weiqi_store::EventStore;
+
+use crate::auth;
+use crate::convert;
+use crate::hub::{Hub, Mutation, redact_for_actor};
+
+pub struct GameSvc<S> {
+    hub: Arc<Hub<S>>,
+}
+
+impl<S: EventStore> GameSvc<S> {
+    pub fn new(hub: Arc<Hub<S>>) -> GameSvc<S> {
+        GameSvc { hub }
+    }
+
+    fn timer(&self, method: &str) -> prometheus::HistogramTimer {
+        self.hub.metrics.rpc_seconds.with_label_values(&[method]).start_timer()
+    }
+
+    /// The seat the bearer token holds in the game; PERMISSION_DENIED otherwise.
+    async fn actor<T>(&self, req: &Request<T>, game_id: &str) -> Result<Actor, Status> {
+        let token = auth::bearer(req.metadata());
+        let arc = self.hub.entry(game_id).await?;
+        let entry = arc.lock().await;
+        match entry.seat_of_token(token.as_deref()) {
+            Some(seat) => Ok(seat.into()),
+            None if token.is_none() => Err(convert::with_info(
+                tonic::Code::PermissionDenied,
+                "this call needs the seat token (authorization: Bearer ...)".into(),
+                "missing_token",
+                game_id,
+                &entry.game,
+            )),
+            None => Err(convert::with_info(
+                tonic::Code::PermissionDenied,
+                "this token holds no seat in this game".into(),
+                "wrong_token",
+                game_id,
+                &entry.game,
+            )),
+        }
+    }
+
+    /// Runs a mutating command from a request's `Mutation`.
+    async fn mutate<T>(
+        &self,
+        req: &Request<T>,
+        m: Option<&pb::Mutation>,
+        make: impl FnOnce(u8) -> Result<Command, Status>,
+    ) -> Result<pb::CommandResult, Status> {
+        let m = m.ok_or_else(|| convert::invalid("mutation (game_id, request_id) is required"))?;
+        if m.request_id.len() > 128 {
+            return Err(convert::invalid("request_id is at most 128 characters"));
+        }
+        let actor = self.actor(req, &m.game_id).await?;
+        let size = {
+            let arc = self.hub.entry(&m.game_id).await?;
+            let e = arc.lock().await;
+            e.game.settings().map_or(19, |s| s.size)
+        };
+        let cmd = make(size)?;
+        let mutation = Mutation {
+            request_id: m.request_id.clone(),
+            expected_move_number: m.expected_move_number,
+        };
+        self.hub.command(&m.game_id, actor, cmd, mutation).await
+    }
+}
+
+fn sealed(s: Option<&pb::SealedMove>, size: u8) -> Result<Move, Status> {
+    match s.and_then(|s| s.r#move.as_ref()) {
+        Some(pb::sealed_move::Move::Point(p)) => Ok(Move::Place(convert::point_from(Some(p), size)?)),
+        Some(pb::sealed_move::Move::Pass(true)) => Ok(Move::Pass),
+        _ => Err(convert::invalid("sealed_move needs a point or pass = true")),
+    }
+}
+
+type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl<S: EventStore> GameService for GameSvc<S> {
+    type WatchGameStream = WatchStream;
+
+    async fn create_game(
+        &self,
+        request: Request<pb::CreateGameRequest>,
+    ) -> Result<Response<pb::CreateGameResponse>, Status> {
+        let _t = self.timer("CreateGame");
+        let r = request.into_inner();
+        if r.request_id.len() > 128 {
+            return Err(convert::invalid("request_id is at most 128 characters"));
+        }
+        let settings = convert::settings_from(r.settings.as_ref())?;
+        let (game_id, seat_token, state) = self.hub.create(settings, &r.request_id).await?;
+        Ok(Response::new(pb::CreateGameResponse {
+            game_id,
+            seat_token,
+            state: Some(state),
+        }))
+    }
+
+    async fn join_game(&self, request: Request<pb::JoinGameRequest>) -> Result<Response<pb::JoinGameResponse>, Status> {
+        let _t = self.timer("JoinGame");
+        let r = request.into_inner();
+        let (seat_token, state) = self.hub.join(&r.game_id, &r.request_id).await?;
+        Ok(Response::new(pb::JoinGameResponse {
+            seat_token,
+            state: Some(state),
+        }))
+    }
+
+    async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GetGameResponse>, Status> {
+        let _t = self.timer("GetGame");
+        let id = &request.get_ref().game_id;
+        let arc = self.hub.entry(id).await?;
+        let e = arc.lock().await;
+        Ok(Response::new(pb::GetGameResponse {
+            state: Some(convert::state_to(id, &e.game, self.hub.time.now_ms())),
+        }))
+    }
+
+    async fn list_games(
+        &self,
+        request: Request<pb::ListGamesRequest>,
+    ) -> Result<Response<pb::ListGamesResponse>, Status> {
+        let _t = self.timer("ListGames");
+        let limit = match request.get_ref().limit {
+            0 => 100,
+            n => n.min(1000) as usize,
+        };
+        let mut out = pb::ListGamesResponse::default();
+        let mut ids = self.hub.game_ids();
+        ids.sort();
+        for id in ids {
+            if out.open.len() >= limit && out.playing.len() >= limit {
+                break;
+            }
+            let arc = self.hub.entry(&id).await?;
+            let e = arc.lock().await;
+            let g: &Game = &e.game;
+            let summary = pb::GameSummary {
+                game_id: id.clone(),
+                phase: convert::phase_to(g.phase()) as i32,
+                board_size: g.settings().map_or(0, |s| s.size as u32),
+                move_number: g.move_number() as u32,
+                rules: g
+                    .settings()
+                    .map(|s| weiqi_rules::sgf::rules_name(&s.rules))
+                    .unwrap_or_default(),
+            };
+            match g.phase() {
+                weiqi_game::Phase::WaitingForOpponent if out.open.len() < limit => out.open.push(summary),
+                weiqi_game::Phase::Finished | weiqi_game::Phase::WaitingForOpponent => {}
+                _ if out.playing.len() < limit => out.playing.push(summary),
+                _ => {}
+            }
+        }
+        Ok(Response::new(out))
+    }
+
+    async fn play(&self, request: Request<pb::PlayRequest>) -> Result<Response<pb::PlayResponse>, Status> {
+        let _t = self.timer("Play");
+        let r = request.get_ref();
+        let (point, lag_ms) = (r.point, r.lag_ms);
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |size| {
+                Ok(Command::Play {
+                    point: convert::point_from(point.as_ref(), size)?,
+                    lag_ms: lag_ms.min(60_000),
+                })
+            })
+            .await?;
+        Ok(Response::new(pb::PlayResponse { result: Some(result) }))
+    }
+
+    async fn pass(&self, request: Request<pb::PassRequest>) -> Result<Response<pb::PassResponse>, Status> {
+        let _t = self.timer("Pass");
+        let r = request.get_ref();
+        let lag_ms = r.lag_ms.min(60_000);
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::Pass { lag_ms }))
+            .await?;
+        Ok(Response::new(pb::PassResponse { result: Some(result) }))
+    }
+
+    async fn resign(&self, request: Request<pb::ResignRequest>) -> Result<Response<pb::ResignResponse>, Status> {
+        let _t = self.timer("Resign");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::Resign))
+            .await?;
+        Ok(Response::new(pb::ResignResponse { result: Some(result) }))
+    }
+
+    async fn declare_end(
+        &self,
+        request: Request<pb::DeclareEndRequest>,
+    ) -> Result<Response<pb::DeclareEndResponse>, Status> {
+        let _t = self.timer("DeclareEnd");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::DeclareEnd))
+            .await?;
+        Ok(Response::new(pb::DeclareEndResponse { result: Some(result) }))
+    }
+
+    async fn accept_score(
+        &self,
+        request: Request<pb::AcceptScoreRequest>,
+    ) -> Result<Response<pb::AcceptScoreResponse>, Status> {
+        let _t = self.timer("AcceptScore");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::AcceptScore))
+            .await?;
+        Ok(Response::new(pb::AcceptScoreResponse { result: Some(result) }))
+    }
+
+    async fn dispute_score(
+        &self,
+        request: Request<pb::DisputeScoreRequest>,
+    ) -> Result<Response<pb::DisputeScoreResponse>, Status> {
+        let _t = self.timer("DisputeScore");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::DisputeScore))
+            .await?;
+        Ok(Response::new(pb::DisputeScoreResponse { result: Some(result) }))
+    }
+
+    async fn request_undo(
+        &self,
+        request: Request<pb::RequestUndoRequest>,
+    ) -> Result<Response<pb::RequestUndoResponse>, Status> {
+        let _t = self.timer("RequestUndo");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::RequestUndo))
+            .await?;
+        Ok(Response::new(pb::RequestUndoResponse { result: Some(result) }))
+    }
+
+    async fn offer_draw(
+        &self,
+        request: Request<pb::OfferDrawRequest>,
+    ) -> Result<Response<pb::OfferDrawResponse>, Status> {
+        let _t = self.timer("OfferDraw");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::OfferDraw))
+            .await?;
+        Ok(Response::new(pb::OfferDrawResponse { result: Some(result) }))
+    }
+
+    async fn resume(&self, request: Request<pb::ResumeRequest>) -> Result<Response<pb::ResumeResponse>, Status> {
+        let _t = self.timer("Resume");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::Resume))
+            .await?;
+        Ok(Response::new(pb::ResumeResponse { result: Some(result) }))
+    }
+
+    async fn propose_dead_stones(
+        &self,
+        request: Request<pb::ProposeDeadStonesRequest>,
+    ) -> Result<Response<pb::ProposeDeadStonesResponse>, Status> {
+        let _t = self.timer("ProposeDeadStones");
+        let r = request.get_ref();
+        let stones = r.stones.clone();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |size| {
+                let stones = stones
+                    .iter()
+                    .map(|p| convert::point_from(Some(p), size))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(Command::ProposeDead { stones })
+            })
+            .await?;
+        Ok(Response::new(pb::ProposeDeadStonesResponse { result: Some(result) }))
+    }
+
+    async fn answer_undo(
+        &self,
+        request: Request<pb::AnswerUndoRequest>,
+    ) -> Result<Response<pb::AnswerUndoResponse>, Status> {
+        let _t = self.timer("AnswerUndo");
+        let r = request.get_ref();
+        let accept = r.accept;
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::AnswerUndo { accept }))
+            .await?;
+        Ok(Response::new(pb::AnswerUndoResponse { result: Some(result) }))
+    }
+
+    async fn answer_draw(
+        &self,
+        request: Request<pb::AnswerDrawRequest>,
+    ) -> Result<Response<pb::AnswerDrawResponse>, Status> {
+        let _t = self.timer("AnswerDraw");
+        let r = request.get_ref();
+        let accept = r.accept;
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::AnswerDraw { accept }))
+            .await?;
+        Ok(Response::new(pb::AnswerDrawResponse { result: Some(result) }))
+    }
+
+    async fn adjourn(&self, request: Request<pb::AdjournRequest>) -> Result<Response<pb::AdjournResponse>, Status> {
+        let _t = self.timer("Adjourn");
+        let r = request.get_ref();
+        let sm = r.sealed_move;
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |size| seal_command(sm.as_ref(), size))
+            .await?;
+        Ok(Response::new(pb::AdjournResponse { result: Some(result) }))
+    }
+
+    async fn seal_move(&self, request: Request<pb::SealMoveRequest>) -> Result<Response<pb::SealMoveResponse>, Status> {
+        let _t = self.timer("SealMove");
+        let r = request.get_ref();
+        let sm = r.sealed_move;
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |size| seal_command(sm.as_ref(), size))
+            .await?;
+        Ok(Response::new(pb::SealMoveResponse { result: Some(result) }))
+    }
+
+    async fn watch_game(&self, request: Request<pb::WatchGameRequest>) -> Result<Response<WatchStream>, Status> {
+        let token = auth::bearer(request.metadata());
+        let r = request.into_inner();
+        let arc = self.hub.entry(&r.game_id).await?;
+        let (mut rx, backlog, viewer) = {
+            let e = arc.lock().await;
+            let rx = e.tx.subscribe();
+            let viewer: Actor = e.seat_of_token(token.as_deref()).map_or(Actor::Server, Into::into);
+            (rx, e.log.clone(), viewer)
+        };
+        let (out, out_rx) = mpsc::channel::<Result<pb::WatchGameResponse, Status>>(256);
+        let hub = self.hub.clone();
+        let game_id = r.game_id.clone();
+        let since = r.since_seq;
+        // A spectator is not a seat: give them the redaction of nobody.
+        let viewer_seat: Option<Seat> = viewer.seat();
+        let mut shutdown = hub.shutdown_signal();
+        hub.metrics.open_streams.inc();
+        tokio::spawn(async move {
+            let metrics = hub.metrics.clone();
+            let redact = move |e: &weiqi_game::Event, g: &Game| -> weiqi_game::Event {
+                e.redacted_for(viewer_seat.and_then(|s| g.color_of(s)))
+            };
+            // Replay what the client missed, with the state after each event.
+            let mut g = Game::new();
+            let mut last = since;
+            for e in &backlog {
+                if g.apply(e).is_err() {
+                    break;
+                }
+                if e.seq > since {
+                    let msg = pb::WatchGameResponse {
+                        event: Some(convert::event_to(&redact(e, &g))),
+                        state: Some(convert::state_to(&game_id, &g, e.at)),
+                    };
+                    if out.send(Ok(msg)).await.is_err() {
+                        metrics.open_streams.dec();
+                        return;
+                    }
+                    last = e.seq;
+                }
+            }
+            loop {
+                tokio::select! {
+                    _ = shutdown.changed() => break,
+                    item = rx.recv() => match item {
+                        Ok(b) => {
+                            let (e, state) = &*b;
+                            if e.seq <= last {
+                                continue;
+                            }
+                            let shown = if matches!(e.kind, weiqi_game::EventKind::MoveSealed { .. }) {
+                                // Only a sealed move needs the viewer's colour.
+                                let Ok(arc) = hub.entry(&game_id).await else { break };
+                                let entry = arc.lock().await;
+                                redact_for_actor(e, &entry.game, viewer)
+                            } else {
+                                e.clone()
+                            };
+                            let msg = pb::WatchGameResponse { event: Some(convert::event_to(&shown)), state: Some(state.clone()) };
+                            if out.send(Ok(msg)).await.is_err() {
+                                break;
+                            }
+                            last = e.seq;
+                        }
+                        Err(broadcast::error::RecvError::Lagged(_)) => {
+                            // Fell behind the channel: catch up from the log.
+                            let Ok(arc) = hub.entry(&game_id).await else { break };
+                            let (log, g) = { let e = arc.lock().await; (e.log.clone(), e.game.clone()) };
+                            let mut failed = false;
+                            let from = last;
+                            for e in log.iter().filter(|e| e.seq > from) {
+                                let msg = pb::WatchGameResponse { event: Some(convert::event_to(&redact(e, &g))), state: Some(convert::state_to(&game_id, &g, e.at)) };
+                                if out.send(Ok(msg)).await.is_err() { failed = true; break; }
+                                last = e.seq;
+                            }
+                            if failed { break; }
+                        }
+                        Err(broadcast::error::RecvError::Closed) => break,
+                    }
+                }
+            }
+            metrics.open_streams.dec();
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(out_rx))))
+    }
+
+    async fn export_sgf(
+        &self,
+        request: Request<pb::ExportSgfRequest>,
+    ) -> Result<Response<pb::ExportSgfResponse>, Status> {
+        let _t = self.timer("ExportSgf");
+        let arc = self.hub.entry(&request.get_ref().game_id).await?;
+        let e = arc.lock().await;
+        let sgf = e
+            .game
+            .to_sgf()
+            .ok_or_else(|| Status::failed_precondition("the game has no board yet"))?;
+        Ok(Response::new(pb::ExportSgfResponse { sgf }))
+    }
+
+    async fn ping(&self, request: Request<pb::PingRequest>) -> Result<Response<pb::PingResponse>, Status> {
+        let _t = self.timer("Ping");
+        Ok(Response::new(pb::PingResponse {
+            payload: request.into_inner().payload,
+        }))
+    }
+}
+
+fn seal_command(sm: Option<&pb::SealedMove>, size: u8) -> Result<Command, Status> {
+    let mv = sealed(sm, size)?;
+    // The nonce hides the move; the server picks it so it is unguessable.
+    Ok(Command::Seal {
+        mv,
+        nonce: auth::random_hex(16),
+    })
+}
