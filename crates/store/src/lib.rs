@@ -10,8 +10,10 @@
 //! The store knows events (as JSON) and opaque response bytes; it knows nothing of
 //! protobuf or of the rules.
 
+mod memory;
 mod sqlite;
 
+pub use memory::MemoryStore;
 pub use sqlite::SqliteStore;
 
 use std::future::Future;

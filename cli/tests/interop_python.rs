@@ -1,0 +1,24 @@
+//! Interoperability with another gRPC implementation: tests/interop/interop.py (Python
+//! grpcio, stubs generated from the same proto) plays a short game against this binary.
+//! Skips with a message when grpcio is not installed, unless WEIQI_REQUIRE_INTEROP=1
+//! (set by .ci/run, which installs it).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+#[test]
+fn python_grpcio_client_plays_a_game() {
+    let has = Command::new("python3").args(["-c", "import grpc, grpc_tools"]).status().is_ok_and(|s| s.success());
+    if !has {
+        if std::env::var("WEIQI_REQUIRE_INTEROP").as_deref() == Ok("1") {
+            panic!("python3 with grpcio and grpcio-tools is required (pip install grpcio grpcio-tools)");
+        }
+        eprintln!("SKIPPED: python3 grpcio/grpcio-tools not installed");
+        return;
+    }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/interop/interop.py");
+    let out = Command::new("python3").arg(script).arg(env!("CARGO_BIN_EXE_weiqi")).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("interop ok"), "{stdout}");
+}

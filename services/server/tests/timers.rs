@@ -1,0 +1,90 @@
+//! Server-side clocks with paused tokio time: a game ends on time when nobody sends
+//! anything, exactly at the deadline; byo-yomi calls arrive as events.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use weiqi_game::{LagComp, Settings, TimeControl};
+use weiqi_proto::v1 as pb;
+use weiqi_server::hub::Hub;
+use weiqi_server::metrics::Metrics;
+use weiqi_store::MemoryStore;
+
+/// The in-memory store does no IO, so paused time only moves when every task sleeps.
+/// (SQLite's worker thread would let it jump hours ahead during a write.)
+async fn hub() -> (Arc<Hub<MemoryStore>>, watch::Sender<bool>) {
+    let (tx, rx) = watch::channel(false);
+    (Arc::new(Hub::new(MemoryStore::new(), vec![7; 32], Metrics::new(), rx)), tx)
+}
+
+async fn get(h: &Hub<MemoryStore>, id: &str) -> pb::GameState {
+    let arc = h.entry(id).await.unwrap();
+    let e = arc.lock().await;
+    weiqi_server::convert::state_to(id, &e.game, h.time.now_ms())
+}
+
+/// Polls while storage I/O completes (paused time advances whenever the runtime idles).
+async fn settle(h: &Hub<MemoryStore>, id: &str, phase: pb::Phase) -> pb::GameState {
+    for _ in 0..1000 {
+        let st = get(h, id).await;
+        if st.phase == phase as i32 {
+            return st;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    panic!("never reached {phase:?}");
+}
+
+#[tokio::test(start_paused = true)]
+async fn game_ends_on_time_without_any_request() {
+    let (h, _stop) = hub().await;
+    let mut s = Settings::casual(9);
+    s.time = TimeControl::Absolute { main_ms: 600_000 };
+    s.lag = LagComp::OFF;
+    let (id, _, _) = h.create(s, "").await.unwrap();
+    h.join(&id, "").await.unwrap();
+    let started = {
+        let arc = h.entry(&id).await.unwrap();
+        let e = arc.lock().await;
+        e.log.last().unwrap().at
+    };
+    let deadline = started + 600_000;
+    tokio::time::sleep(Duration::from_millis(deadline - 1 - h.time.now_ms())).await;
+    assert_eq!(h.time.now_ms(), deadline - 1);
+    assert_eq!(get(&h, &id).await.phase, pb::Phase::Playing as i32, "not a millisecond early");
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    let st = settle(&h, &id, pb::Phase::Finished).await;
+    let r = st.result.unwrap();
+    assert_eq!((r.reason, r.winner), (pb::EndReason::Time as i32, pb::Color::White as i32));
+    // The timeout event is stamped exactly at the deadline.
+    let arc = h.entry(&id).await.unwrap();
+    let e = arc.lock().await;
+    assert_eq!(e.log.last().unwrap().at, started + 600_000);
+}
+
+#[tokio::test(start_paused = true)]
+async fn byo_yomi_calls_are_events() {
+    let (h, _stop) = hub().await;
+    let mut s = Settings::casual(9);
+    s.time = TimeControl::chinese(0, 1);
+    s.lag = LagComp::OFF;
+    let (id, _, _) = h.create(s, "").await.unwrap();
+    h.join(&id, "").await.unwrap();
+    tokio::time::sleep(Duration::from_secs(61)).await;
+    settle(&h, &id, pb::Phase::Finished).await;
+    let arc = h.entry(&id).await.unwrap();
+    let e = arc.lock().await;
+    let calls: Vec<String> = e
+        .log
+        .iter()
+        .filter_map(|ev| match &ev.kind {
+            weiqi_game::EventKind::Announcement { seconds, count, .. } => Some(match count {
+                Some(c) => c.to_string(),
+                None => format!("{seconds}s"),
+            }),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(calls, ["30s", "40s", "50s", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+}
