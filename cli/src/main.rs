@@ -7,6 +7,11 @@ mod replay;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+// The server allocates per request (game clones, protobuf, JSON); glibc's malloc spent
+// ~40% of its CPU time under load, mimalloc a fraction of that.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use weiqi_rules::{Preset, Rules, State, perft};
 
 #[derive(Parser)]

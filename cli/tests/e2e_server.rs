@@ -23,7 +23,14 @@ impl Server {
     fn start(dir: PathBuf) -> Server {
         std::fs::create_dir_all(&dir).unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_weiqi"))
-            .args(["serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--data-dir"])
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--metrics-listen",
+                "127.0.0.1:0",
+                "--data-dir",
+            ])
             .arg(&dir)
             .env("WEIQI__HEARTBEAT_MS", "100")
             .stdout(Stdio::piped())
@@ -31,8 +38,14 @@ impl Server {
             .spawn()
             .expect("spawn weiqi serve");
         let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
-        let addr = line.trim().strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected: {line:?}")).to_string();
+        BufReader::new(child.stdout.as_mut().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("unexpected: {line:?}"))
+            .to_string();
         Server { child, addr, dir }
     }
 
@@ -43,7 +56,9 @@ impl Server {
     }
 
     async fn client(&self) -> GameServiceClient<Channel> {
-        GameServiceClient::connect(format!("http://{}", self.addr)).await.unwrap()
+        GameServiceClient::connect(format!("http://{}", self.addr))
+            .await
+            .unwrap()
     }
 
     /// Kills the process without any shutdown (a crash).
@@ -63,12 +78,19 @@ impl Drop for Server {
 
 fn authed<T>(msg: T, token: &str) -> Request<T> {
     let mut r = Request::new(msg);
-    r.metadata_mut().insert("authorization", MetadataValue::try_from(format!("Bearer {token}")).unwrap());
+    r.metadata_mut().insert(
+        "authorization",
+        MetadataValue::try_from(format!("Bearer {token}")).unwrap(),
+    );
     r
 }
 
 fn m(game: &str, rid: &str) -> Option<pb::Mutation> {
-    Some(pb::Mutation { game_id: game.into(), request_id: rid.into(), expected_move_number: None })
+    Some(pb::Mutation {
+        game_id: game.into(),
+        request_id: rid.into(),
+        expected_move_number: None,
+    })
 }
 
 fn pt(x: u32, y: u32) -> Option<pb::Point> {
@@ -90,23 +112,72 @@ async fn new_game(c: &mut GameServiceClient<Channel>, size: u32, time: Option<pb
         color_choice: pb::ColorChoice::HostBlack as i32,
         ..Default::default()
     };
-    let created = c.create_game(pb::CreateGameRequest { settings: Some(settings), request_id: String::new() }).await.unwrap().into_inner();
-    let joined = c.join_game(pb::JoinGameRequest { game_id: created.game_id.clone(), request_id: String::new() }).await.unwrap().into_inner();
+    let created = c
+        .create_game(pb::CreateGameRequest {
+            settings: Some(settings),
+            request_id: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let joined = c
+        .join_game(pb::JoinGameRequest {
+            game_id: created.game_id.clone(),
+            request_id: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(joined.state.unwrap().phase, pb::Phase::Playing as i32);
-    Game { id: created.game_id, black: created.seat_token, white: joined.seat_token }
+    Game {
+        id: created.game_id,
+        black: created.seat_token,
+        white: joined.seat_token,
+    }
 }
 
-async fn play(c: &mut GameServiceClient<Channel>, g: &Game, token: &str, x: u32, y: u32) -> Result<pb::CommandResult, Status> {
-    let r = c.play(authed(pb::PlayRequest { mutation: m(&g.id, ""), point: pt(x, y), lag_ms: 0 }, token)).await?;
+async fn play(
+    c: &mut GameServiceClient<Channel>,
+    g: &Game,
+    token: &str,
+    x: u32,
+    y: u32,
+) -> Result<pb::CommandResult, Status> {
+    let r = c
+        .play(authed(
+            pb::PlayRequest {
+                mutation: m(&g.id, ""),
+                point: pt(x, y),
+                lag_ms: 0,
+            },
+            token,
+        ))
+        .await?;
     Ok(r.into_inner().result.unwrap())
 }
 
 async fn pass(c: &mut GameServiceClient<Channel>, g: &Game, token: &str) -> pb::CommandResult {
-    c.pass(authed(pb::PassRequest { mutation: m(&g.id, ""), lag_ms: 0 }, token)).await.unwrap().into_inner().result.unwrap()
+    c.pass(authed(
+        pb::PassRequest {
+            mutation: m(&g.id, ""),
+            lag_ms: 0,
+        },
+        token,
+    ))
+    .await
+    .unwrap()
+    .into_inner()
+    .result
+    .unwrap()
 }
 
 async fn state(c: &mut GameServiceClient<Channel>, id: &str) -> pb::GameState {
-    c.get_game(pb::GetGameRequest { game_id: id.into() }).await.unwrap().into_inner().state.unwrap()
+    c.get_game(pb::GetGameRequest { game_id: id.into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .state
+        .unwrap()
 }
 
 fn reason(s: &Status) -> String {
@@ -128,16 +199,31 @@ async fn full_game_to_agreed_score() {
     assert_eq!(r.state.as_ref().unwrap().phase, pb::Phase::Scoring as i32);
     let acc = |t: &str| authed(pb::AcceptScoreRequest { mutation: m(&g.id, "") }, t);
     c.accept_score(acc(&g.black)).await.unwrap();
-    let done = c.accept_score(acc(&g.white)).await.unwrap().into_inner().result.unwrap();
+    let done = c
+        .accept_score(acc(&g.white))
+        .await
+        .unwrap()
+        .into_inner()
+        .result
+        .unwrap();
     let st = done.state.unwrap();
     assert_eq!(st.phase, pb::Phase::Finished as i32);
     let res = st.result.unwrap();
     assert_eq!(res.reason, pb::EndReason::Score as i32);
     assert_eq!(res.black_points + res.white_points, 25.0);
-    let sgf = c.export_sgf(pb::ExportSgfRequest { game_id: g.id.clone() }).await.unwrap().into_inner().sgf;
+    let sgf = c
+        .export_sgf(pb::ExportSgfRequest { game_id: g.id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .sgf;
     assert!(sgf.contains("RE[") && sgf.contains(";B[cc]"), "{sgf}");
     // The lobby no longer lists it as playing.
-    let lobby = c.list_games(pb::ListGamesRequest { limit: 0 }).await.unwrap().into_inner();
+    let lobby = c
+        .list_games(pb::ListGamesRequest { limit: 0 })
+        .await
+        .unwrap()
+        .into_inner();
     assert!(lobby.playing.iter().all(|s| s.game_id != g.id));
 }
 
@@ -146,14 +232,21 @@ async fn full_game_to_agreed_score() {
 async fn lost_on_time_without_activity() {
     let srv = Server::fresh("time");
     let mut c = srv.client().await;
-    let time = pb::TimeControl { kind: Some(pb::time_control::Kind::Absolute(pb::time_control::Absolute { main_ms: 300 })) };
+    let time = pb::TimeControl {
+        kind: Some(pb::time_control::Kind::Absolute(pb::time_control::Absolute {
+            main_ms: 300,
+        })),
+    };
     let g = new_game(&mut c, 9, Some(time)).await;
     // Black's 300 ms plus the default lag allowance (1 s) run out with nobody calling.
     tokio::time::sleep(Duration::from_millis(2_000)).await;
     let st = state(&mut c, &g.id).await;
     assert_eq!(st.phase, pb::Phase::Finished as i32, "{st:?}");
     let r = st.result.unwrap();
-    assert_eq!((r.reason, r.winner), (pb::EndReason::Time as i32, pb::Color::White as i32));
+    assert_eq!(
+        (r.reason, r.winner),
+        (pb::EndReason::Time as i32, pb::Color::White as i32)
+    );
     assert!(st.black_clock.unwrap().flagged);
 }
 
@@ -166,14 +259,34 @@ async fn adjournment_with_sealed_move() {
     let g = new_game(&mut c, 9, None).await;
     play(&mut c, &g, &g.black, 4, 4).await.unwrap();
     let seal = |t: &str, p: pb::sealed_move::Move| {
-        authed(pb::SealMoveRequest { mutation: m(&g.id, ""), sealed_move: Some(pb::SealedMove { r#move: Some(p) }) }, t)
+        authed(
+            pb::SealMoveRequest {
+                mutation: m(&g.id, ""),
+                sealed_move: Some(pb::SealedMove { r#move: Some(p) }),
+            },
+            t,
+        )
     };
-    let r = c.seal_move(seal(&g.white, pb::sealed_move::Move::Point(pb::Point { x: 2, y: 2 }))).await.unwrap().into_inner();
+    let r = c
+        .seal_move(seal(&g.white, pb::sealed_move::Move::Point(pb::Point { x: 2, y: 2 })))
+        .await
+        .unwrap()
+        .into_inner();
     let st = r.result.as_ref().unwrap().state.as_ref().unwrap();
     assert_eq!(st.phase, pb::Phase::Adjourned as i32);
     assert_eq!(st.sealed_commitment.len(), 64);
     // Black (and spectators) see the commitment, not the move.
-    let mut watch = c.watch_game(authed(pb::WatchGameRequest { game_id: g.id.clone(), since_seq: 0 }, &g.black)).await.unwrap().into_inner();
+    let mut watch = c
+        .watch_game(authed(
+            pb::WatchGameRequest {
+                game_id: g.id.clone(),
+                since_seq: 0,
+            },
+            &g.black,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
     let mut saw_sealed = false;
     while let Some(item) = watch.message().await.unwrap() {
         let e = item.event.unwrap();
@@ -184,14 +297,28 @@ async fn adjournment_with_sealed_move() {
         }
     }
     assert!(saw_sealed);
-    let resumed = c.resume(authed(pb::ResumeRequest { mutation: m(&g.id, "") }, &g.black)).await.unwrap().into_inner().result.unwrap();
+    let resumed = c
+        .resume(authed(pb::ResumeRequest { mutation: m(&g.id, "") }, &g.black))
+        .await
+        .unwrap()
+        .into_inner()
+        .result
+        .unwrap();
     let kinds: Vec<&str> = resumed.events.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(kinds, ["resumed", "move_played"]);
     assert!(resumed.events[0].payload_json.contains("nonce"));
     assert_eq!(resumed.state.unwrap().board[2], "..o......");
     // Black seals a move on an occupied point: at resumption it counts as a pass.
-    c.seal_move(seal(&g.black, pb::sealed_move::Move::Point(pb::Point { x: 2, y: 2 }))).await.unwrap();
-    let resumed = c.resume(authed(pb::ResumeRequest { mutation: m(&g.id, "") }, &g.white)).await.unwrap().into_inner().result.unwrap();
+    c.seal_move(seal(&g.black, pb::sealed_move::Move::Point(pb::Point { x: 2, y: 2 })))
+        .await
+        .unwrap();
+    let resumed = c
+        .resume(authed(pb::ResumeRequest { mutation: m(&g.id, "") }, &g.white))
+        .await
+        .unwrap()
+        .into_inner()
+        .result
+        .unwrap();
     let kinds: Vec<&str> = resumed.events.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(kinds, ["resumed", "move_voided"]);
     assert_eq!(resumed.state.unwrap().to_move, pb::Color::White as i32);
@@ -206,8 +333,20 @@ async fn dispute_resolved_by_play() {
     play(&mut c, &g, &g.black, 2, 2).await.unwrap();
     pass(&mut c, &g, &g.white).await;
     pass(&mut c, &g, &g.black).await;
-    c.propose_dead_stones(authed(pb::ProposeDeadStonesRequest { mutation: m(&g.id, ""), stones: vec![pb::Point { x: 2, y: 2 }] }, &g.white)).await.unwrap();
-    let r = c.dispute_score(authed(pb::DisputeScoreRequest { mutation: m(&g.id, "") }, &g.black)).await.unwrap().into_inner();
+    c.propose_dead_stones(authed(
+        pb::ProposeDeadStonesRequest {
+            mutation: m(&g.id, ""),
+            stones: vec![pb::Point { x: 2, y: 2 }],
+        },
+        &g.white,
+    ))
+    .await
+    .unwrap();
+    let r = c
+        .dispute_score(authed(pb::DisputeScoreRequest { mutation: m(&g.id, "") }, &g.black))
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(r.result.unwrap().state.unwrap().phase, pb::Phase::Playing as i32);
     play(&mut c, &g, &g.white, 0, 0).await.unwrap();
     play(&mut c, &g, &g.black, 1, 0).await.unwrap();
@@ -223,14 +362,27 @@ async fn retries_and_stale_calls() {
     let srv = Server::fresh("retry");
     let mut c = srv.client().await;
     let g = new_game(&mut c, 9, None).await;
-    let req = || authed(pb::PlayRequest { mutation: m(&g.id, "move-1"), point: pt(4, 4), lag_ms: 0 }, &g.black);
+    let req = || {
+        authed(
+            pb::PlayRequest {
+                mutation: m(&g.id, "move-1"),
+                point: pt(4, 4),
+                lag_ms: 0,
+            },
+            &g.black,
+        )
+    };
     let first = c.play(req()).await.unwrap().into_inner();
     let again = c.play(req()).await.unwrap().into_inner();
     assert_eq!(first, again);
     assert_eq!(state(&mut c, &g.id).await.move_number, 1);
 
     let stale = pb::PlayRequest {
-        mutation: Some(pb::Mutation { game_id: g.id.clone(), request_id: "w1".into(), expected_move_number: Some(0) }),
+        mutation: Some(pb::Mutation {
+            game_id: g.id.clone(),
+            request_id: "w1".into(),
+            expected_move_number: Some(0),
+        }),
         point: pt(3, 3),
         lag_ms: 0,
     };
@@ -239,17 +391,28 @@ async fn retries_and_stale_calls() {
     assert_eq!(reason(&err), "stale");
     let info = err.get_details_error_info().unwrap();
     assert_eq!(info.metadata["move_number"], "1");
-    let bytes = err.metadata().get_bin("weiqi-game-state-bin").unwrap().to_bytes().unwrap();
+    let bytes = err
+        .metadata()
+        .get_bin("weiqi-game-state-bin")
+        .unwrap()
+        .to_bytes()
+        .unwrap();
     let current = <pb::GameState as prost::Message>::decode(&bytes[..]).unwrap();
     assert_eq!(current.move_number, 1);
     assert_eq!(current.board[4], "....x....");
 
     // Illegal moves carry their reason; malformed input is INVALID_ARGUMENT.
     let err = play(&mut c, &g, &g.white, 4, 4).await.unwrap_err();
-    assert_eq!((err.code(), reason(&err)), (Code::FailedPrecondition, "occupied".to_string()));
+    assert_eq!(
+        (err.code(), reason(&err)),
+        (Code::FailedPrecondition, "occupied".to_string())
+    );
     let err = play(&mut c, &g, &g.white, 9, 0).await.unwrap_err();
     assert_eq!(err.code(), Code::InvalidArgument);
-    let err = c.get_game(pb::GetGameRequest { game_id: "nope".into() }).await.unwrap_err();
+    let err = c
+        .get_game(pb::GetGameRequest { game_id: "nope".into() })
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::NotFound);
 }
 
@@ -263,13 +426,29 @@ async fn wrong_seat_token() {
     let other = new_game(&mut c, 9, None).await;
     let err = play(&mut c, &g, &other.black, 4, 4).await.unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied);
-    let err = c.play(pb::PlayRequest { mutation: m(&g.id, ""), point: pt(4, 4), lag_ms: 0 }).await.unwrap_err();
+    let err = c
+        .play(pb::PlayRequest {
+            mutation: m(&g.id, ""),
+            point: pt(4, 4),
+            lag_ms: 0,
+        })
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::PermissionDenied);
     let err = play(&mut c, &g, &g.white, 4, 4).await.unwrap_err();
-    assert_eq!((err.code(), reason(&err)), (Code::FailedPrecondition, "not_your_turn".to_string()));
+    assert_eq!(
+        (err.code(), reason(&err)),
+        (Code::FailedPrecondition, "not_your_turn".to_string())
+    );
     assert_eq!(state(&mut c, &g.id).await.move_number, 0);
     // A third player cannot join.
-    let err = c.join_game(pb::JoinGameRequest { game_id: g.id.clone(), request_id: String::new() }).await.unwrap_err();
+    let err = c
+        .join_game(pb::JoinGameRequest {
+            game_id: g.id.clone(),
+            request_id: String::new(),
+        })
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), Code::FailedPrecondition);
 }
 
@@ -280,7 +459,14 @@ async fn watch_reconnects_without_missing_events() {
     let mut c = srv.client().await;
     let g = new_game(&mut c, 9, None).await;
     play(&mut c, &g, &g.black, 0, 0).await.unwrap();
-    let mut w = c.watch_game(pb::WatchGameRequest { game_id: g.id.clone(), since_seq: 0 }).await.unwrap().into_inner();
+    let mut w = c
+        .watch_game(pb::WatchGameRequest {
+            game_id: g.id.clone(),
+            since_seq: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
     let mut seen = Vec::new();
     while seen.len() < 5 {
         let item = w.message().await.unwrap().unwrap();
@@ -291,7 +477,14 @@ async fn watch_reconnects_without_missing_events() {
     play(&mut c, &g, &g.white, 1, 0).await.unwrap();
     play(&mut c, &g, &g.black, 2, 0).await.unwrap();
     let last = *seen.last().unwrap();
-    let mut w = c.watch_game(pb::WatchGameRequest { game_id: g.id.clone(), since_seq: last }).await.unwrap().into_inner();
+    let mut w = c
+        .watch_game(pb::WatchGameRequest {
+            game_id: g.id.clone(),
+            since_seq: last,
+        })
+        .await
+        .unwrap()
+        .into_inner();
     let target = state(&mut c, &g.id).await.seq;
     while *seen.last().unwrap() < target {
         let item = w.message().await.unwrap().unwrap();
@@ -304,7 +497,11 @@ async fn watch_reconnects_without_missing_events() {
     assert_eq!(e.kind, "move_played");
     assert_eq!(live.state.unwrap().move_number, 4);
     seen.push(e.seq);
-    assert_eq!(seen, (1..=seen.len() as u64).collect::<Vec<_>>(), "contiguous, no gaps, no repeats");
+    assert_eq!(
+        seen,
+        (1..=seen.len() as u64).collect::<Vec<_>>(),
+        "contiguous, no gaps, no repeats"
+    );
 }
 
 /// Durability: a crash mid-game loses no acknowledged move; play continues after restart.
@@ -312,7 +509,11 @@ async fn watch_reconnects_without_missing_events() {
 async fn restart_loses_no_acknowledged_move() {
     let srv = Server::fresh("restart");
     let mut c = srv.client().await;
-    let time = pb::TimeControl { kind: Some(pb::time_control::Kind::Absolute(pb::time_control::Absolute { main_ms: 600_000 })) };
+    let time = pb::TimeControl {
+        kind: Some(pb::time_control::Kind::Absolute(pb::time_control::Absolute {
+            main_ms: 600_000,
+        })),
+    };
     let g = new_game(&mut c, 9, Some(time)).await;
     for (i, (x, y)) in [(4, 4), (3, 3), (5, 5), (2, 2)].into_iter().enumerate() {
         let t = if i % 2 == 0 { &g.black } else { &g.white };
@@ -330,7 +531,11 @@ async fn restart_loses_no_acknowledged_move() {
     // The 1.5 s of downtime was not charged: Black's clock shows what it showed before,
     // within the heartbeat interval (100 ms here) and the restart itself.
     let (b0, b1) = (before.black_clock.unwrap().main_ms, after.black_clock.unwrap().main_ms);
-    assert!(b0.abs_diff(b1) < 1_000, "clock moved by {} ms across the restart", b0.abs_diff(b1));
+    assert!(
+        b0.abs_diff(b1) < 1_000,
+        "clock moved by {} ms across the restart",
+        b0.abs_diff(b1)
+    );
     play(&mut c, &g, &g.black, 6, 6).await.unwrap();
     assert_eq!(state(&mut c, &g.id).await.move_number, 5);
 }
@@ -339,17 +544,61 @@ async fn restart_loses_no_acknowledged_move() {
 #[tokio::test]
 async fn health_ping_and_lobby() {
     let srv = Server::fresh("ops");
-    let channel = Channel::from_shared(format!("http://{}", srv.addr)).unwrap().connect().await.unwrap();
+    let channel = Channel::from_shared(format!("http://{}", srv.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
     let mut health = tonic_health::pb::health_client::HealthClient::new(channel.clone());
-    let r = health.check(tonic_health::pb::HealthCheckRequest { service: "weiqi.v1.GameService".into() }).await.unwrap();
-    assert_eq!(r.into_inner().status, tonic_health::pb::health_check_response::ServingStatus::Serving as i32);
+    let r = health
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "weiqi.v1.GameService".into(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        r.into_inner().status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
     let mut c = GameServiceClient::new(channel);
-    let p = c.ping(pb::PingRequest { payload: b"hi".to_vec() }).await.unwrap().into_inner();
+    let p = c
+        .ping(pb::PingRequest {
+            payload: b"hi".to_vec(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(p.payload, b"hi");
-    let created = c.create_game(pb::CreateGameRequest { settings: None, request_id: "lobby-1".into() }).await.unwrap().into_inner();
+    let created = c
+        .create_game(pb::CreateGameRequest {
+            settings: None,
+            request_id: "lobby-1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
     // Retrying creation returns the same game and token.
-    let again = c.create_game(pb::CreateGameRequest { settings: None, request_id: "lobby-1".into() }).await.unwrap().into_inner();
-    assert_eq!((&again.game_id, &again.seat_token), (&created.game_id, &created.seat_token));
-    let lobby = c.list_games(pb::ListGamesRequest { limit: 10 }).await.unwrap().into_inner();
-    assert!(lobby.open.iter().any(|s| s.game_id == created.game_id && s.board_size == 19));
+    let again = c
+        .create_game(pb::CreateGameRequest {
+            settings: None,
+            request_id: "lobby-1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (&again.game_id, &again.seat_token),
+        (&created.game_id, &created.seat_token)
+    );
+    let lobby = c
+        .list_games(pb::ListGamesRequest { limit: 10 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(
+        lobby
+            .open
+            .iter()
+            .any(|s| s.game_id == created.game_id && s.board_size == 19)
+    );
 }

@@ -8,7 +8,10 @@ use std::process::Command;
 
 #[test]
 fn python_grpcio_client_plays_a_game() {
-    let has = Command::new("python3").args(["-c", "import grpc, grpc_tools"]).status().is_ok_and(|s| s.success());
+    let has = Command::new("python3")
+        .args(["-c", "import grpc, grpc_tools"])
+        .status()
+        .is_ok_and(|s| s.success());
     if !has {
         if std::env::var("WEIQI_REQUIRE_INTEROP").as_deref() == Ok("1") {
             panic!("python3 with grpcio and grpcio-tools is required (pip install grpcio grpcio-tools)");
@@ -17,8 +20,16 @@ fn python_grpcio_client_plays_a_game() {
         return;
     }
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/interop/interop.py");
-    let out = Command::new("python3").arg(script).arg(env!("CARGO_BIN_EXE_weiqi")).output().unwrap();
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_weiqi"))
+        .output()
+        .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("interop ok"), "{stdout}");
 }

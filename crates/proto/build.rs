@@ -1,13 +1,13 @@
 //! Generates the weiqi.v1 client and server from `proto/` with a vendored protoc.
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let protoc = protoc_bin_vendored::protoc_bin_path()?;
-    // SAFETY-free: build scripts run single-threaded; tonic-prost-build reads PROTOC.
+    // tonic-prost-build finds protoc through PROTOC; use the vendored one.
     unsafe_set_protoc(&protoc);
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../proto");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
     tonic_prost_build::configure()
         .file_descriptor_set_path(out.join("weiqi_descriptor.bin"))
-        .compile_protos(&[root.join("weiqi/v1/game.proto")], &[root.clone()])?;
+        .compile_protos(&[root.join("weiqi/v1/game.proto")], std::slice::from_ref(&root))?;
     println!("cargo:rerun-if-changed={}", root.display());
     Ok(())
 }

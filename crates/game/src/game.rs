@@ -260,6 +260,12 @@ impl Game {
     /// of time at `now` (or a forfeit is due), the result is that ending and the command
     /// itself is not carried out.
     pub fn decide(&self, by: Actor, cmd: &Command, now: Ms) -> Result<Vec<Event>, Rejection> {
+        self.decide_next(by, cmd, now).map(|(events, _)| events)
+    }
+
+    /// [`Game::decide`], also returning the game with the events applied (which `decide`
+    /// builds anyway), so a caller that will apply them need not fold them again.
+    pub fn decide_next(&self, by: Actor, cmd: &Command, now: Ms) -> Result<(Vec<Event>, Game), Rejection> {
         let now = now.max(self.last_at);
         let mut tx = Tx {
             g: self.clone(),
@@ -282,7 +288,7 @@ impl Game {
                 settings: settings.clone(),
                 nigiri_commitment: nigiri_commitment.clone(),
             });
-            return Ok(tx.out);
+            return Ok((tx.out, tx.g));
         }
         if self.settings.is_none() {
             return Err(Rejection::NotPermitted("the game has not been created".into()));
@@ -298,15 +304,15 @@ impl Game {
             if self.clock.running().is_some() && *ms > 0 {
                 tx.emit(EventKind::TimeCredited { ms: *ms });
             }
-            return Ok(tx.out);
+            return Ok((tx.out, tx.g));
         }
         tx.settle_time();
         if tx.g.phase == Phase::Finished || matches!(cmd, Command::Tick | Command::ClaimTimeout) {
-            return Ok(tx.out);
+            return Ok((tx.out, tx.g));
         }
         // Commands are checked against the state after the time events.
         tx.command(by, cmd)?;
-        Ok(tx.out)
+        Ok((tx.out, tx.g))
     }
 
     // ---- apply --------------------------------------------------------------------------
@@ -383,8 +389,11 @@ impl Game {
                 state
                     .play_as(*color, Move::Place(*point))
                     .map_err(|err| bad(&err.to_string()))?;
-                let key = state.key();
-                *self.repetitions.entry(key).or_insert(0) += 1;
+                if state.rules().ko == KoRule::Simple {
+                    // Cycles are only possible, and only counted, under simple ko (C7).
+                    let key = state.key();
+                    *self.repetitions.entry(key).or_insert(0) += 1;
+                }
                 self.after_move(*color, at, *lag_ms)?;
             }
             EventKind::Passed { color, lag_ms, .. } | EventKind::MoveVoided { color, lag_ms, .. } => {

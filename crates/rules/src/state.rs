@@ -316,6 +316,22 @@ impl State {
         }
     }
 
+    /// Like [`State::check`], returning how many stones the move would capture.
+    pub fn check_captures(&self, m: Move) -> Result<u32, Illegal> {
+        if self.is_over() {
+            return Err(Illegal::GameOver);
+        }
+        match m {
+            Move::Pass => Ok(0),
+            Move::Place(p) => {
+                if !self.board.contains(p) {
+                    return Err(Illegal::OffBoard);
+                }
+                self.check_index(self.board.index(p)).map(|probe| probe.captures)
+            }
+        }
+    }
+
     /// Whether the player to move may play `m`.
     pub fn is_legal(&self, m: Move) -> bool {
         self.check(m).is_ok()

@@ -55,8 +55,9 @@ pub struct Append {
     pub host_token_hash: Option<String>,
     /// Set the guest's token hash (join).
     pub guest_token_hash: Option<String>,
-    /// Remember the answer to this request id.
-    pub request: Option<(String, Vec<u8>)>,
+    /// The idempotency key of the request that caused these events: a retry can find
+    /// them and answer as the first time.
+    pub request_id: Option<String>,
     pub summary: Summary,
     pub now_ms: u64,
 }
@@ -68,8 +69,8 @@ pub struct StoredGame {
     pub host_token_hash: Option<String>,
     pub guest_token_hash: Option<String>,
     pub events: Vec<Event>,
-    /// Remembered answers by request id.
-    pub responses: Vec<(String, Vec<u8>)>,
+    /// Request ids and the sequence number of the first event each caused.
+    pub responses: Vec<(String, u64)>,
 }
 
 /// The event log. Implementations: SQLite (embedded default); PostgreSQL can follow with

@@ -26,7 +26,10 @@ impl MemoryStore {
 impl EventStore for MemoryStore {
     async fn append(&self, a: Append) -> Result<(), StoreError> {
         let mut inner = self.inner.lock().expect("lock");
-        let conflict = || StoreError::Conflict { game_id: a.game_id.clone(), expected: a.expected_seq };
+        let conflict = || StoreError::Conflict {
+            game_id: a.game_id.clone(),
+            expected: a.expected_seq,
+        };
         let entry = inner.games.get_mut(&a.game_id);
         let last = entry.as_ref().map(|(g, _)| g.events.last().map_or(0, |e| e.seq));
         match (a.expected_seq, last) {
@@ -36,7 +39,12 @@ impl EventStore for MemoryStore {
                     host_token_hash: a.host_token_hash.clone(),
                     guest_token_hash: a.guest_token_hash.clone(),
                     events: a.events.clone(),
-                    responses: a.request.clone().into_iter().collect(),
+                    responses: a
+                        .request_id
+                        .clone()
+                        .map(|r| (r, a.events.first().map_or(0, |e| e.seq)))
+                        .into_iter()
+                        .collect(),
                 };
                 inner.games.insert(a.game_id.clone(), (g, a.summary.finished));
                 Ok(())
@@ -47,8 +55,8 @@ impl EventStore for MemoryStore {
                 if a.guest_token_hash.is_some() {
                     g.guest_token_hash = a.guest_token_hash.clone();
                 }
-                if let Some(r) = &a.request {
-                    g.responses.push(r.clone());
+                if let Some(r) = &a.request_id {
+                    g.responses.push((r.clone(), a.events.first().map_or(0, |e| e.seq)));
                 }
                 *finished = a.summary.finished;
                 Ok(())
@@ -59,11 +67,22 @@ impl EventStore for MemoryStore {
 
     async fn load_unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
         let inner = self.inner.lock().expect("lock");
-        Ok(inner.games.values().filter(|(_, f)| !f).map(|(g, _)| g.clone()).collect())
+        Ok(inner
+            .games
+            .values()
+            .filter(|(_, f)| !f)
+            .map(|(g, _)| g.clone())
+            .collect())
     }
 
     async fn load(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
-        Ok(self.inner.lock().expect("lock").games.get(game_id).map(|(g, _)| g.clone()))
+        Ok(self
+            .inner
+            .lock()
+            .expect("lock")
+            .games
+            .get(game_id)
+            .map(|(g, _)| g.clone()))
     }
 
     async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {

@@ -1,5 +1,6 @@
 //! The embedded SQLite store with a group-committing writer task.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
 
@@ -22,16 +23,14 @@ const SCHEMA: &[&str] = &[
         rules TEXT NOT NULL,
         finished INTEGER NOT NULL,
         updated_ms INTEGER NOT NULL)",
+    // An append-only log: a rowid table (rows are large) with a unique (game, seq) index.
+    // `request_id` marks the first event of an idempotent request.
     "CREATE TABLE IF NOT EXISTS events (
         game_id TEXT NOT NULL,
         seq INTEGER NOT NULL,
-        body TEXT NOT NULL,
-        PRIMARY KEY (game_id, seq)) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS requests (
-        game_id TEXT NOT NULL,
-        request_id TEXT NOT NULL,
-        response BLOB NOT NULL,
-        PRIMARY KEY (game_id, request_id)) WITHOUT ROWID",
+        request_id TEXT,
+        body TEXT NOT NULL)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS events_by_game ON events (game_id, seq)",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS games_unfinished ON games (finished, updated_ms)",
 ];
@@ -60,7 +59,10 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             // FULL: a committed transaction survives power loss, not just a crash.
             .synchronous(SqliteSynchronous::Full)
-            .busy_timeout(std::time::Duration::from_secs(10));
+            .busy_timeout(std::time::Duration::from_secs(10))
+            // No checkpoints inside commits (they copy the WAL into the database and fsync
+            // it, stalling the writer for seconds): a background task checkpoints instead.
+            .pragma("wal_autocheckpoint", "0");
         let mut conn = SqliteConnection::connect_with(&opts).await?;
         for stmt in SCHEMA {
             sqlx::query(stmt).execute(&mut conn).await?;
@@ -71,6 +73,8 @@ impl SqliteStore {
             .await?;
         let (tx, rx) = mpsc::channel::<Job>(4096);
         tokio::spawn(writer(conn, rx));
+        let checkpointer = SqliteConnection::connect_with(&opts).await?;
+        tokio::spawn(checkpoints(checkpointer, tx.downgrade()));
         Ok(SqliteStore { reads, writer: tx })
     }
 
@@ -84,7 +88,7 @@ impl SqliteStore {
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             let game_id: String = row.get("game_id");
-            let events = sqlx::query("SELECT seq, body FROM events WHERE game_id = ? ORDER BY seq")
+            let events = sqlx::query("SELECT body FROM events WHERE game_id = ? ORDER BY seq")
                 .bind(&game_id)
                 .fetch_all(&self.reads)
                 .await?;
@@ -97,13 +101,15 @@ impl SqliteStore {
                 })?;
                 evs.push(ev);
             }
-            let responses = sqlx::query("SELECT request_id, response FROM requests WHERE game_id = ?")
-                .bind(&game_id)
-                .fetch_all(&self.reads)
-                .await?
-                .into_iter()
-                .map(|r| (r.get::<String, _>("request_id"), r.get::<Vec<u8>, _>("response")))
-                .collect();
+            let responses = sqlx::query(
+                "SELECT request_id, seq FROM events WHERE game_id = ? AND request_id IS NOT NULL ORDER BY seq",
+            )
+            .bind(&game_id)
+            .fetch_all(&self.reads)
+            .await?
+            .into_iter()
+            .map(|r| (r.get::<String, _>("request_id"), r.get::<i64, _>("seq") as u64))
+            .collect();
             out.push(StoredGame {
                 game_id,
                 host_token_hash: row.get("host_token_hash"),
@@ -116,140 +122,194 @@ impl SqliteStore {
     }
 }
 
-/// The single writer: takes whatever appends are waiting, commits them in one
-/// transaction (one fsync), then answers each.
+/// The single writer: takes whatever writes are waiting, commits them in one transaction
+/// (one fsync), then answers each. Being the only writer, it checks the optimistic
+/// concurrency condition against its cache of each game's last sequence number (read from
+/// the database on first use), so a batch costs a handful of multi-row statements rather
+/// than several statements per append.
 async fn writer(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>) {
-    let mut batch: Vec<Job> = Vec::with_capacity(512);
+    let mut batch: Vec<Job> = Vec::with_capacity(1024);
+    let mut last_seq: HashMap<String, u64> = HashMap::new();
     while let Some(job) = rx.recv().await {
         batch.push(job);
-        while batch.len() < 512 {
+        while batch.len() < 1024 {
             match rx.try_recv() {
                 Ok(j) => batch.push(j),
                 Err(_) => break,
             }
         }
-        let results = commit_batch(&mut conn, &batch).await;
+        let results = commit_batch(&mut conn, &batch, &mut last_seq).await;
         for ((_, reply), r) in batch.drain(..).zip(results) {
             let _ = reply.send(r);
         }
     }
 }
 
-async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job]) -> Vec<Result<(), StoreError>> {
-    let mut results: Vec<Result<(), StoreError>> = Vec::with_capacity(batch.len());
-    let mut tx = match conn.begin().await {
-        Ok(tx) => tx,
-        Err(e) => return batch.iter().map(|_| Err(StoreError::Db(clone_err(&e)))).collect(),
-    };
+/// Copies the WAL into the database in the background (PASSIVE: never blocks the writer),
+/// until the store is dropped.
+async fn checkpoints(mut conn: SqliteConnection, alive: mpsc::WeakSender<Job>) {
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        if alive.upgrade().is_none() {
+            return;
+        }
+        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&mut conn).await {
+            tracing::warn!(error = %e, "WAL checkpoint failed");
+        }
+    }
+}
+
+/// Splits `items` into chunks whose lengths are powers of two up to 64, so only a few
+/// statement shapes exist. (Each new shape is prepared once and analysed by sqlx, which
+/// takes seconds for a 200-row upsert; a handful of cached shapes keep that off the hot
+/// path.)
+fn chunks<T>(items: &[T]) -> impl Iterator<Item = &[T]> {
+    let mut rest = items;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let n = if rest.len() >= 64 {
+            64
+        } else {
+            1 << (usize::BITS - 1 - rest.len().leading_zeros())
+        };
+        let (head, tail) = rest.split_at(n);
+        rest = tail;
+        Some(head)
+    })
+}
+
+async fn commit_batch(
+    conn: &mut SqliteConnection,
+    batch: &[Job],
+    last_seq: &mut HashMap<String, u64>,
+) -> Vec<Result<(), StoreError>> {
+    let mut results: Vec<Option<Result<(), StoreError>>> = Vec::with_capacity(batch.len());
+    let mut accepted: Vec<&Append> = Vec::new();
+    let mut heartbeat: Option<u64> = None;
+    let mut touched: Vec<String> = Vec::new();
     for (write, _) in batch {
-        // Each write in its own savepoint, so one conflict does not sink the batch.
-        let r = async {
-            let mut sp = tx.begin().await?;
-            let r = match write {
-                Write::Append(a) => apply_append(&mut sp, a).await,
-                Write::Heartbeat(now_ms) => {
-                    sqlx::query("INSERT OR REPLACE INTO meta (key, value) VALUES ('heartbeat_ms', ?)")
-                        .bind(now_ms.to_string())
-                        .execute(&mut *sp)
+        match write {
+            Write::Heartbeat(ms) => {
+                heartbeat = Some(heartbeat.map_or(*ms, |h: u64| h.max(*ms)));
+                results.push(None);
+            }
+            Write::Append(a) => {
+                let current = match last_seq.get(&a.game_id) {
+                    Some(&s) => Some(s),
+                    None => match sqlx::query("SELECT last_seq FROM games WHERE game_id = ?")
+                        .bind(&a.game_id)
+                        .fetch_optional(&mut *conn)
                         .await
-                        .map(|_| ())
-                        .map_err(StoreError::from)
+                    {
+                        Ok(row) => row.map(|r| r.get::<i64, _>("last_seq") as u64),
+                        Err(e) => {
+                            results.push(Some(Err(StoreError::Db(e))));
+                            continue;
+                        }
+                    },
+                };
+                let ok = match current {
+                    None => a.expected_seq == 0,
+                    Some(s) => a.expected_seq == s && a.expected_seq > 0,
+                };
+                if !ok {
+                    if let Some(s) = current {
+                        last_seq.insert(a.game_id.clone(), s);
+                    }
+                    results.push(Some(Err(StoreError::Conflict {
+                        game_id: a.game_id.clone(),
+                        expected: a.expected_seq,
+                    })));
+                    continue;
                 }
-            };
-            match r {
-                Ok(()) => {
-                    sp.commit().await?;
-                    Ok(())
-                }
-                Err(e) => {
-                    sp.rollback().await?;
-                    Err(e)
-                }
+                last_seq.insert(a.game_id.clone(), a.expected_seq + a.events.len() as u64);
+                touched.push(a.game_id.clone());
+                accepted.push(a);
+                results.push(None);
             }
         }
-        .await;
-        results.push(r);
     }
-    if let Err(e) = tx.commit().await {
-        return batch.iter().map(|_| Err(StoreError::Db(clone_err(&e)))).collect();
+    if let Err(e) = write_accepted(conn, &accepted, heartbeat).await {
+        // Nothing of this batch is on disk: forget what we assumed and fail the accepted.
+        for id in touched {
+            last_seq.remove(&id);
+        }
+        let msg = e.to_string();
+        return results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(StoreError::Db(sqlx::Error::Protocol(msg.clone())))))
+            .collect();
     }
-    results
+    results.into_iter().map(|r| r.unwrap_or(Ok(()))).collect()
 }
 
-fn clone_err(e: &sqlx::Error) -> sqlx::Error {
-    sqlx::Error::Protocol(e.to_string())
-}
-
-async fn apply_append(conn: &mut SqliteConnection, a: &Append) -> Result<(), StoreError> {
-    let last_seq = a.expected_seq + a.events.len() as u64;
-    let s = &a.summary;
-    if a.expected_seq == 0 {
-        let r = sqlx::query(
+/// Writes the accepted appends of a batch in one transaction.
+async fn write_accepted(
+    conn: &mut SqliteConnection,
+    accepted: &[&Append],
+    heartbeat: Option<u64>,
+) -> Result<(), StoreError> {
+    let mut tx = conn.begin().await?;
+    // Game rows: insert new games, update the others (last summary wins).
+    for chunk in chunks(accepted) {
+        let mut sql = String::from(
             "INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
-                                move_number, rules, finished, updated_ms)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
-        )
-        .bind(&a.game_id)
-        .bind(&a.host_token_hash)
-        .bind(&a.guest_token_hash)
-        .bind(last_seq as i64)
-        .bind(&s.phase)
-        .bind(s.board_size as i64)
-        .bind(s.move_number as i64)
-        .bind(&s.rules)
-        .bind(s.finished)
-        .bind(a.now_ms as i64)
-        .execute(&mut *conn)
-        .await?;
-        if r.rows_affected() != 1 {
-            return Err(StoreError::Conflict {
-                game_id: a.game_id.clone(),
-                expected: 0,
-            });
+                                move_number, rules, finished, updated_ms) VALUES ",
+        );
+        sql.push_str(&vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", "));
+        sql.push_str(
+            " ON CONFLICT (game_id) DO UPDATE SET last_seq = excluded.last_seq, phase = excluded.phase,
+              move_number = excluded.move_number, finished = excluded.finished, updated_ms = excluded.updated_ms,
+              guest_token_hash = COALESCE(excluded.guest_token_hash, games.guest_token_hash)",
+        );
+        let mut q = sqlx::query(&sql);
+        for a in chunk {
+            let s = &a.summary;
+            q = q
+                .bind(&a.game_id)
+                .bind(&a.host_token_hash)
+                .bind(&a.guest_token_hash)
+                .bind((a.expected_seq + a.events.len() as u64) as i64)
+                .bind(&s.phase)
+                .bind(s.board_size as i64)
+                .bind(s.move_number as i64)
+                .bind(&s.rules)
+                .bind(s.finished)
+                .bind(a.now_ms as i64);
         }
-    } else {
-        let r = sqlx::query(
-            "UPDATE games SET last_seq = ?, phase = ?, move_number = ?, finished = ?, updated_ms = ?,
-                    guest_token_hash = COALESCE(?, guest_token_hash)
-             WHERE game_id = ? AND last_seq = ?",
-        )
-        .bind(last_seq as i64)
-        .bind(&s.phase)
-        .bind(s.move_number as i64)
-        .bind(s.finished)
-        .bind(a.now_ms as i64)
-        .bind(&a.guest_token_hash)
-        .bind(&a.game_id)
-        .bind(a.expected_seq as i64)
-        .execute(&mut *conn)
-        .await?;
-        if r.rows_affected() != 1 {
-            return Err(StoreError::Conflict {
+        q.execute(&mut *tx).await?;
+    }
+    let mut events: Vec<(&str, i64, Option<&str>, String)> = Vec::new();
+    for a in accepted {
+        for (k, e) in a.events.iter().enumerate() {
+            let body = serde_json::to_string(e).map_err(|err| StoreError::Corrupt {
                 game_id: a.game_id.clone(),
-                expected: a.expected_seq,
-            });
+                why: err.to_string(),
+            })?;
+            let rid = if k == 0 { a.request_id.as_deref() } else { None };
+            events.push((&a.game_id, e.seq as i64, rid, body));
         }
     }
-    for e in &a.events {
-        let body = serde_json::to_string(e).map_err(|err| StoreError::Corrupt {
-            game_id: a.game_id.clone(),
-            why: err.to_string(),
-        })?;
-        sqlx::query("INSERT INTO events (game_id, seq, body) VALUES (?, ?, ?)")
-            .bind(&a.game_id)
-            .bind(e.seq as i64)
-            .bind(body)
-            .execute(&mut *conn)
+    for chunk in chunks(&events) {
+        let sql = format!(
+            "INSERT INTO events (game_id, seq, request_id, body) VALUES {}",
+            vec!["(?, ?, ?, ?)"; chunk.len()].join(", ")
+        );
+        let mut q = sqlx::query(&sql);
+        for (id, seq, rid, body) in chunk {
+            q = q.bind(*id).bind(*seq).bind(*rid).bind(body);
+        }
+        q.execute(&mut *tx).await?;
+    }
+    if let Some(ms) = heartbeat {
+        sqlx::query("INSERT OR REPLACE INTO meta (key, value) VALUES ('heartbeat_ms', ?)")
+            .bind(ms.to_string())
+            .execute(&mut *tx)
             .await?;
     }
-    if let Some((id, resp)) = &a.request {
-        sqlx::query("INSERT OR REPLACE INTO requests (game_id, request_id, response) VALUES (?, ?, ?)")
-            .bind(&a.game_id)
-            .bind(id)
-            .bind(resp)
-            .execute(&mut *conn)
-            .await?;
-    }
+    tx.commit().await?;
     Ok(())
 }
 

@@ -4,11 +4,20 @@ use weiqi_game::{Actor, Command, Event, Game, Settings};
 use weiqi_store::{Append, EventStore, SqliteStore, StoreError, Summary};
 
 fn summary() -> Summary {
-    Summary { phase: "PHASE_PLAYING".into(), board_size: 9, move_number: 0, rules: "chinese".into(), finished: false }
+    Summary {
+        phase: "PHASE_PLAYING".into(),
+        board_size: 9,
+        move_number: 0,
+        rules: "chinese".into(),
+        finished: false,
+    }
 }
 
 fn created() -> Vec<Event> {
-    let cmd = Command::Create { settings: Settings::casual(9), nigiri_commitment: None };
+    let cmd = Command::Create {
+        settings: Settings::casual(9),
+        nigiri_commitment: None,
+    };
     Game::new().decide(Actor::Host, &cmd, 0).unwrap()
 }
 
@@ -19,7 +28,7 @@ fn append(id: &str, expected: u64, events: Vec<Event>) -> Append {
         events,
         host_token_hash: Some("h".into()),
         guest_token_hash: None,
-        request: Some((format!("req-{expected}"), vec![1, 2, 3])),
+        request_id: Some(format!("req-{expected}")),
         summary: summary(),
         now_ms: 1,
     }
@@ -39,11 +48,26 @@ async fn append_load_and_conflicts() {
     let events = created();
     store.append(append("g1", 0, events.clone())).await.unwrap();
     // Creating the same game again conflicts.
-    assert!(matches!(store.append(append("g1", 0, events.clone())).await, Err(StoreError::Conflict { .. })));
+    assert!(matches!(
+        store.append(append("g1", 0, events.clone())).await,
+        Err(StoreError::Conflict { .. })
+    ));
     // Appending at a stale seq conflicts; the right one succeeds.
     let g = Game::from_events(&events).unwrap();
-    let join = g.decide(Actor::Guest, &Command::Join { nigiri_guess: None, entropy: 0 }, 5).unwrap();
-    assert!(matches!(store.append(append("g1", 0, join.clone())).await, Err(StoreError::Conflict { .. })));
+    let join = g
+        .decide(
+            Actor::Guest,
+            &Command::Join {
+                nigiri_guess: None,
+                entropy: 0,
+            },
+            5,
+        )
+        .unwrap();
+    assert!(matches!(
+        store.append(append("g1", 0, join.clone())).await,
+        Err(StoreError::Conflict { .. })
+    ));
     store.append(append("g1", 1, join.clone())).await.unwrap();
     let loaded = store.load("g1").await.unwrap().unwrap();
     assert_eq!(loaded.events.len(), 1 + join.len());
@@ -56,7 +80,10 @@ async fn append_load_and_conflicts() {
     let store = SqliteStore::open(&path).await.unwrap();
     let unfinished = store.load_unfinished().await.unwrap();
     assert_eq!(unfinished.len(), 1);
-    assert_eq!(Game::from_events(&unfinished[0].events).unwrap().seq(), 1 + join.len() as u64);
+    assert_eq!(
+        Game::from_events(&unfinished[0].events).unwrap().seq(),
+        1 + join.len() as u64
+    );
     assert_eq!(store.last_heartbeat().await.unwrap(), Some(42));
 }
 

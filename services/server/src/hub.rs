@@ -58,7 +58,11 @@ pub struct Entry {
     pub log: Vec<Event>,
     host_hash: Option<String>,
     guest_hash: Option<String>,
+    /// Recent answers by request id, encoded.
     responses: HashMap<String, Vec<u8>>,
+    response_order: std::collections::VecDeque<String>,
+    /// Every request id that changed the game, with its first event (from the store).
+    requests: HashMap<String, u64>,
     pub tx: broadcast::Sender<Broadcast>,
     timer: Option<AbortHandle>,
 }
@@ -72,9 +76,46 @@ impl Entry {
             host_hash: None,
             guest_hash: None,
             responses: HashMap::new(),
+            response_order: Default::default(),
+            requests: HashMap::new(),
             tx,
             timer: None,
         }
+    }
+
+    /// Keeps the answer to a request id for retries; only the latest few hundred stay in
+    /// memory (retries come soon after the first attempt; the store keeps them all).
+    fn remember(&mut self, id: String, response: Vec<u8>) {
+        const KEEP: usize = 256;
+        if self.responses.insert(id.clone(), response).is_none() {
+            self.response_order.push_back(id);
+        }
+        while self.response_order.len() > KEEP {
+            if let Some(old) = self.response_order.pop_front() {
+                self.responses.remove(&old);
+            }
+        }
+    }
+
+    /// The first answer to a request: remembered, or rebuilt from the log (the events of
+    /// one command are contiguous and share their time).
+    fn answer_for(&self, game_id: &str, request_id: &str, actor: Actor) -> Option<pb::CommandResult> {
+        if let Some(bytes) = self.responses.get(request_id) {
+            return pb::CommandResult::decode(&bytes[..]).ok();
+        }
+        let first = *self.requests.get(request_id)?;
+        let start = self.log.iter().position(|e| e.seq == first)?;
+        let at = self.log[start].at;
+        let events: Vec<&Event> = self.log[start..].iter().take_while(|e| e.at == at).collect();
+        let last = events.last()?.seq;
+        let g = Game::from_events(self.log.iter().take_while(|e| e.seq <= last)).ok()?;
+        Some(pb::CommandResult {
+            state: Some(convert::state_to(game_id, &g, at)),
+            events: events
+                .iter()
+                .map(|e| convert::event_to(&redact_for_actor(e, &g, actor)))
+                .collect(),
+        })
     }
 
     /// Which seat a bearer token holds in this game.
@@ -153,7 +194,7 @@ impl<S: EventStore> Hub<S> {
             let mut entry = Entry::new(game, sg.events);
             entry.host_hash = sg.host_token_hash;
             entry.guest_hash = sg.guest_token_hash;
-            entry.responses = sg.responses.into_iter().collect();
+            entry.requests = sg.responses.into_iter().collect();
             let id = sg.game_id.clone();
             self.games
                 .write()
@@ -213,7 +254,7 @@ impl<S: EventStore> Hub<S> {
         let mut entry = Entry::new(game, sg.events);
         entry.host_hash = sg.host_token_hash;
         entry.guest_hash = sg.guest_token_hash;
-        entry.responses = sg.responses.into_iter().collect();
+        entry.requests = sg.responses.into_iter().collect();
         let arc = Arc::new(Mutex::new(entry));
         Ok(self
             .games
@@ -275,7 +316,7 @@ impl<S: EventStore> Hub<S> {
                 events: events.clone(),
                 host_token_hash: Some(host_hash.clone()),
                 guest_token_hash: None,
-                request: None,
+                request_id: None,
                 summary: summary(&next),
                 now_ms: now,
             })
@@ -343,9 +384,9 @@ impl<S: EventStore> Hub<S> {
         let arc = self.entry(game_id).await?;
         let mut entry = arc.lock().await;
         if !m.request_id.is_empty()
-            && let Some(bytes) = entry.responses.get(&m.request_id)
+            && let Some(answer) = entry.answer_for(game_id, &m.request_id, actor)
         {
-            return pb::CommandResult::decode(&bytes[..]).map_err(|e| Status::internal(e.to_string()));
+            return Ok(answer);
         }
         if let Some(expected) = m.expected_move_number
             && expected as usize != entry.game.move_number()
@@ -389,10 +430,14 @@ impl<S: EventStore> Hub<S> {
             .decide(actor, &cmd, now)
             .map_err(|r| convert::rejection_to(&r, game_id, &entry.game))?;
         let mut next = entry.game.clone();
+        let watched = entry.tx.receiver_count() > 0;
         let mut published = Vec::with_capacity(events.len());
         for e in &events {
             next.apply(e).map_err(|e| Status::internal(e.to_string()))?;
-            published.push(Arc::new((e.clone(), convert::state_to(game_id, &next, e.at))));
+            if watched {
+                // The state after each event, for watchers only.
+                published.push(Arc::new((e.clone(), convert::state_to(game_id, &next, e.at))));
+            }
         }
         let result = pb::CommandResult {
             state: Some(convert::state_to(game_id, &next, now)),
@@ -401,10 +446,9 @@ impl<S: EventStore> Hub<S> {
                 .map(|e| convert::event_to(&redact_for_actor(e, &next, actor)))
                 .collect(),
         };
-        if events.is_empty() && request_id.is_none() {
+        if events.is_empty() {
             return Ok(result);
         }
-        let encoded = result.encode_to_vec();
         self.store
             .append(Append {
                 game_id: game_id.to_string(),
@@ -412,7 +456,7 @@ impl<S: EventStore> Hub<S> {
                 events: events.clone(),
                 host_token_hash: None,
                 guest_token_hash: guest_hash.clone(),
-                request: request_id.clone().map(|id| (id, encoded.clone())),
+                request_id: request_id.clone(),
                 summary: summary(&next),
                 now_ms: now,
             })
@@ -428,13 +472,15 @@ impl<S: EventStore> Hub<S> {
                 self.metrics.moves.inc();
             }
         }
+        let events_first = events[0].seq;
         entry.game = next;
         entry.log.extend(events);
         if let Some(h) = guest_hash {
             entry.guest_hash = Some(h);
         }
         if let Some(id) = request_id {
-            entry.responses.insert(id, encoded);
+            entry.requests.insert(id.clone(), events_first);
+            entry.remember(id, result.encode_to_vec());
         }
         if !was_finished && entry.game.phase() == Phase::Finished {
             self.metrics.games_finished.inc();

@@ -30,13 +30,15 @@ impl<S: EventStore> GameSvc<S> {
         self.hub.metrics.rpc_seconds.with_label_values(&[method]).start_timer()
     }
 
-    /// The seat the bearer token holds in the game; PERMISSION_DENIED otherwise.
-    async fn actor<T>(&self, req: &Request<T>, game_id: &str) -> Result<Actor, Status> {
+    /// The seat the bearer token holds in the game (PERMISSION_DENIED otherwise), and the
+    /// board size.
+    async fn actor<T>(&self, req: &Request<T>, game_id: &str) -> Result<(Actor, u8), Status> {
         let token = auth::bearer(req.metadata());
         let arc = self.hub.entry(game_id).await?;
         let entry = arc.lock().await;
+        let size = entry.game.settings().map_or(19, |s| s.size);
         match entry.seat_of_token(token.as_deref()) {
-            Some(seat) => Ok(seat.into()),
+            Some(seat) => Ok((seat.into(), size)),
             None if token.is_none() => Err(convert::with_info(
                 tonic::Code::PermissionDenied,
                 "this call needs the seat token (authorization: Bearer ...)".into(),
@@ -65,12 +67,7 @@ impl<S: EventStore> GameSvc<S> {
         if m.request_id.len() > 128 {
             return Err(convert::invalid("request_id is at most 128 characters"));
         }
-        let actor = self.actor(req, &m.game_id).await?;
-        let size = {
-            let arc = self.hub.entry(&m.game_id).await?;
-            let e = arc.lock().await;
-            e.game.settings().map_or(19, |s| s.size)
-        };
+        let (actor, size) = self.actor(req, &m.game_id).await?;
         let cmd = make(size)?;
         let mutation = Mutation {
             request_id: m.request_id.clone(),

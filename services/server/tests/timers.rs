@@ -15,7 +15,10 @@ use weiqi_store::MemoryStore;
 /// (SQLite's worker thread would let it jump hours ahead during a write.)
 async fn hub() -> (Arc<Hub<MemoryStore>>, watch::Sender<bool>) {
     let (tx, rx) = watch::channel(false);
-    (Arc::new(Hub::new(MemoryStore::new(), vec![7; 32], Metrics::new(), rx)), tx)
+    (
+        Arc::new(Hub::new(MemoryStore::new(), vec![7; 32], Metrics::new(), rx)),
+        tx,
+    )
 }
 
 async fn get(h: &Hub<MemoryStore>, id: &str) -> pb::GameState {
@@ -52,11 +55,18 @@ async fn game_ends_on_time_without_any_request() {
     let deadline = started + 600_000;
     tokio::time::sleep(Duration::from_millis(deadline - 1 - h.time.now_ms())).await;
     assert_eq!(h.time.now_ms(), deadline - 1);
-    assert_eq!(get(&h, &id).await.phase, pb::Phase::Playing as i32, "not a millisecond early");
+    assert_eq!(
+        get(&h, &id).await.phase,
+        pb::Phase::Playing as i32,
+        "not a millisecond early"
+    );
     tokio::time::sleep(Duration::from_millis(1)).await;
     let st = settle(&h, &id, pb::Phase::Finished).await;
     let r = st.result.unwrap();
-    assert_eq!((r.reason, r.winner), (pb::EndReason::Time as i32, pb::Color::White as i32));
+    assert_eq!(
+        (r.reason, r.winner),
+        (pb::EndReason::Time as i32, pb::Color::White as i32)
+    );
     // The timeout event is stamped exactly at the deadline.
     let arc = h.entry(&id).await.unwrap();
     let e = arc.lock().await;
@@ -86,5 +96,8 @@ async fn byo_yomi_calls_are_events() {
             _ => None,
         })
         .collect();
-    assert_eq!(calls, ["30s", "40s", "50s", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+    assert_eq!(
+        calls,
+        ["30s", "40s", "50s", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
+    );
 }
