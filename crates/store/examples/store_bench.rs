@@ -66,7 +66,7 @@ async fn main() {
                         host_token_hash: None,
                         guest_token_hash: None,
                         request_id: None,
-                        summary: summary.clone(),
+                        summary: Some(summary.clone()),
                         now_ms: 0,
                     };
                     store.append(a).await.unwrap();
@@ -93,7 +93,7 @@ async fn main() {
                         host_token_hash: None,
                         guest_token_hash: None,
                         request_id: Some(format!("r{n}")),
-                        summary: summary.clone(),
+                        summary: Some(summary.clone()),
                         now_ms: 0,
                     };
                     store.append(a).await.unwrap();

@@ -44,7 +44,8 @@ pub struct Summary {
     pub finished: bool,
 }
 
-/// One atomic append: events, token changes, the idempotent response, the summary.
+/// One atomic append: events, token changes, the request id, and (when it changed) the
+/// lobby summary.
 #[derive(Debug, Clone)]
 pub struct Append {
     pub game_id: String,
@@ -58,7 +59,9 @@ pub struct Append {
     /// The idempotency key of the request that caused these events: a retry can find
     /// them and answer as the first time.
     pub request_id: Option<String>,
-    pub summary: Summary,
+    /// The game's lobby summary, when it changed (creation, join, a new phase). The events
+    /// are the truth; the summary row is only for listing and finding unfinished games.
+    pub summary: Option<Summary>,
     pub now_ms: u64,
 }
 

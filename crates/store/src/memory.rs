@@ -46,7 +46,9 @@ impl EventStore for MemoryStore {
                         .into_iter()
                         .collect(),
                 };
-                inner.games.insert(a.game_id.clone(), (g, a.summary.finished));
+                inner
+                    .games
+                    .insert(a.game_id.clone(), (g, a.summary.as_ref().is_some_and(|s| s.finished)));
                 Ok(())
             }
             (e, Some(l)) if e == l && e > 0 => {
@@ -58,7 +60,9 @@ impl EventStore for MemoryStore {
                 if let Some(r) = &a.request_id {
                     g.responses.push((r.clone(), a.events.first().map_or(0, |e| e.seq)));
                 }
-                *finished = a.summary.finished;
+                if let Some(s) = &a.summary {
+                    *finished = s.finished;
+                }
                 Ok(())
             }
             _ => Err(conflict()),

@@ -37,7 +37,9 @@ const SCHEMA: &[&str] = &[
 
 /// What the writer task commits.
 enum Write {
-    Append(Append),
+    /// An append with its events already serialized (by the caller's task, in parallel,
+    /// rather than by the single writer).
+    Append(Append, Vec<String>),
     /// The service is alive at this time (ms).
     Heartbeat(u64),
 }
@@ -138,7 +140,13 @@ async fn writer(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
+        let started = std::time::Instant::now();
         let results = commit_batch(&mut conn, &batch, &mut last_seq).await;
+        tracing::debug!(
+            writes = batch.len(),
+            micros = started.elapsed().as_micros() as u64,
+            "batch committed"
+        );
         for ((_, reply), r) in batch.drain(..).zip(results) {
             let _ = reply.send(r);
         }
@@ -186,7 +194,7 @@ async fn commit_batch(
     last_seq: &mut HashMap<String, u64>,
 ) -> Vec<Result<(), StoreError>> {
     let mut results: Vec<Option<Result<(), StoreError>>> = Vec::with_capacity(batch.len());
-    let mut accepted: Vec<&Append> = Vec::new();
+    let mut accepted: Vec<(&Append, &Vec<String>)> = Vec::new();
     let mut heartbeat: Option<u64> = None;
     let mut touched: Vec<String> = Vec::new();
     for (write, _) in batch {
@@ -195,15 +203,15 @@ async fn commit_batch(
                 heartbeat = Some(heartbeat.map_or(*ms, |h: u64| h.max(*ms)));
                 results.push(None);
             }
-            Write::Append(a) => {
+            Write::Append(a, bodies) => {
                 let current = match last_seq.get(&a.game_id) {
                     Some(&s) => Some(s),
-                    None => match sqlx::query("SELECT last_seq FROM games WHERE game_id = ?")
+                    None => match sqlx::query("SELECT max(seq) AS last FROM events WHERE game_id = ?")
                         .bind(&a.game_id)
-                        .fetch_optional(&mut *conn)
+                        .fetch_one(&mut *conn)
                         .await
                     {
-                        Ok(row) => row.map(|r| r.get::<i64, _>("last_seq") as u64),
+                        Ok(row) => row.get::<Option<i64>, _>("last").map(|s| s as u64),
                         Err(e) => {
                             results.push(Some(Err(StoreError::Db(e))));
                             continue;
@@ -226,7 +234,7 @@ async fn commit_batch(
                 }
                 last_seq.insert(a.game_id.clone(), a.expected_seq + a.events.len() as u64);
                 touched.push(a.game_id.clone());
-                accepted.push(a);
+                accepted.push((a, bodies));
                 results.push(None);
             }
         }
@@ -248,12 +256,18 @@ async fn commit_batch(
 /// Writes the accepted appends of a batch in one transaction.
 async fn write_accepted(
     conn: &mut SqliteConnection,
-    accepted: &[&Append],
+    accepted: &[(&Append, &Vec<String>)],
     heartbeat: Option<u64>,
 ) -> Result<(), StoreError> {
     let mut tx = conn.begin().await?;
-    // Game rows: insert new games, update the others (last summary wins).
-    for chunk in chunks(accepted) {
+    // Summary rows, only where they changed (most moves change none). The unique
+    // (game_id, seq) index on events is what guarantees one event per sequence number.
+    let summaries: Vec<&Append> = accepted
+        .iter()
+        .map(|(a, _)| *a)
+        .filter(|a| a.summary.is_some())
+        .collect();
+    for chunk in chunks(&summaries) {
         let mut sql = String::from(
             "INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
                                 move_number, rules, finished, updated_ms) VALUES ",
@@ -266,7 +280,7 @@ async fn write_accepted(
         );
         let mut q = sqlx::query(&sql);
         for a in chunk {
-            let s = &a.summary;
+            let s = a.summary.as_ref().expect("filtered");
             q = q
                 .bind(&a.game_id)
                 .bind(&a.host_token_hash)
@@ -281,13 +295,9 @@ async fn write_accepted(
         }
         q.execute(&mut *tx).await?;
     }
-    let mut events: Vec<(&str, i64, Option<&str>, String)> = Vec::new();
-    for a in accepted {
-        for (k, e) in a.events.iter().enumerate() {
-            let body = serde_json::to_string(e).map_err(|err| StoreError::Corrupt {
-                game_id: a.game_id.clone(),
-                why: err.to_string(),
-            })?;
+    let mut events: Vec<(&str, i64, Option<&str>, &str)> = Vec::new();
+    for (a, bodies) in accepted {
+        for (k, (e, body)) in a.events.iter().zip(bodies.iter()).enumerate() {
             let rid = if k == 0 { a.request_id.as_deref() } else { None };
             events.push((&a.game_id, e.seq as i64, rid, body));
         }
@@ -315,7 +325,16 @@ async fn write_accepted(
 
 impl EventStore for SqliteStore {
     async fn append(&self, append: Append) -> Result<(), StoreError> {
-        self.write(Write::Append(append)).await
+        let bodies = append
+            .events
+            .iter()
+            .map(serde_json::to_string)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|err| StoreError::Corrupt {
+                game_id: append.game_id.clone(),
+                why: err.to_string(),
+            })?;
+        self.write(Write::Append(append, bodies)).await
     }
 
     async fn load_unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {

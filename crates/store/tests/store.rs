@@ -29,7 +29,7 @@ fn append(id: &str, expected: u64, events: Vec<Event>) -> Append {
         host_token_hash: Some("h".into()),
         guest_token_hash: None,
         request_id: Some(format!("req-{expected}")),
-        summary: summary(),
+        summary: Some(summary()),
         now_ms: 1,
     }
 }

@@ -58,10 +58,9 @@ pub struct Entry {
     pub log: Vec<Event>,
     host_hash: Option<String>,
     guest_hash: Option<String>,
-    /// Recent answers by request id, encoded.
-    responses: HashMap<String, Vec<u8>>,
-    response_order: std::collections::VecDeque<String>,
-    /// Every request id that changed the game, with its first event (from the store).
+    /// Every request id that changed the game, with its first event. A retry's answer is
+    /// rebuilt from the log (retries are rare; keeping encoded answers cost memory on
+    /// every move).
     requests: HashMap<String, u64>,
     pub tx: broadcast::Sender<Broadcast>,
     timer: Option<AbortHandle>,
@@ -75,34 +74,15 @@ impl Entry {
             log,
             host_hash: None,
             guest_hash: None,
-            responses: HashMap::new(),
-            response_order: Default::default(),
             requests: HashMap::new(),
             tx,
             timer: None,
         }
     }
 
-    /// Keeps the answer to a request id for retries; only the latest few hundred stay in
-    /// memory (retries come soon after the first attempt; the store keeps them all).
-    fn remember(&mut self, id: String, response: Vec<u8>) {
-        const KEEP: usize = 256;
-        if self.responses.insert(id.clone(), response).is_none() {
-            self.response_order.push_back(id);
-        }
-        while self.response_order.len() > KEEP {
-            if let Some(old) = self.response_order.pop_front() {
-                self.responses.remove(&old);
-            }
-        }
-    }
-
     /// The first answer to a request: remembered, or rebuilt from the log (the events of
     /// one command are contiguous and share their time).
     fn answer_for(&self, game_id: &str, request_id: &str, actor: Actor) -> Option<pb::CommandResult> {
-        if let Some(bytes) = self.responses.get(request_id) {
-            return pb::CommandResult::decode(&bytes[..]).ok();
-        }
         let first = *self.requests.get(request_id)?;
         let start = self.log.iter().position(|e| e.seq == first)?;
         let at = self.log[start].at;
@@ -317,7 +297,7 @@ impl<S: EventStore> Hub<S> {
                 host_token_hash: Some(host_hash.clone()),
                 guest_token_hash: None,
                 request_id: None,
-                summary: summary(&next),
+                summary: Some(summary(&next)),
                 now_ms: now,
             })
             .await
@@ -457,7 +437,8 @@ impl<S: EventStore> Hub<S> {
                 host_token_hash: None,
                 guest_token_hash: guest_hash.clone(),
                 request_id: request_id.clone(),
-                summary: summary(&next),
+                // The lobby row changes with the phase (and the guest's token).
+                summary: (next.phase() != entry.game.phase() || guest_hash.is_some()).then(|| summary(&next)),
                 now_ms: now,
             })
             .await
@@ -479,8 +460,7 @@ impl<S: EventStore> Hub<S> {
             entry.guest_hash = Some(h);
         }
         if let Some(id) = request_id {
-            entry.requests.insert(id.clone(), events_first);
-            entry.remember(id, result.encode_to_vec());
+            entry.requests.insert(id, events_first);
         }
         if !was_finished && entry.game.phase() == Phase::Finished {
             self.metrics.games_finished.inc();
