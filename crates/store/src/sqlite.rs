@@ -39,7 +39,7 @@ const SCHEMA: &[&str] = &[
 enum Write {
     /// An append with its events already serialized (by the caller's task, in parallel,
     /// rather than by the single writer).
-    Append(Append, Vec<String>),
+    Append(Box<Append>, Vec<String>),
     /// The service is alive at this time (ms).
     Heartbeat(u64),
 }
@@ -234,7 +234,7 @@ async fn commit_batch(
                 }
                 last_seq.insert(a.game_id.clone(), a.expected_seq + a.events.len() as u64);
                 touched.push(a.game_id.clone());
-                accepted.push((a, bodies));
+                accepted.push((&**a, bodies));
                 results.push(None);
             }
         }
@@ -334,7 +334,7 @@ impl EventStore for SqliteStore {
                 game_id: append.game_id.clone(),
                 why: err.to_string(),
             })?;
-        self.write(Write::Append(append, bodies)).await
+        self.write(Write::Append(Box::new(append), bodies)).await
     }
 
     async fn load_unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
