@@ -32,19 +32,114 @@ pub enum BenchCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Self-play positions with features and targets, in memory, per CPU second.
+    Selfplay {
+        #[arg(long, default_value_t = 9)]
+        size: u8,
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        #[arg(long, default_value = "uniform")]
+        policy: weiqi_selfplay::PlayPolicy,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
-    let BenchCommand::Playouts {
-        size,
-        seconds,
-        policy,
-        threads,
-        rules,
-        max_moves,
-        seed,
-        json,
-    } = cmd;
+    match cmd {
+        BenchCommand::Playouts {
+            size,
+            seconds,
+            policy,
+            threads,
+            rules,
+            max_moves,
+            seed,
+            json,
+        } => playouts(size, seconds, policy, threads, rules, max_moves, seed, json),
+        BenchCommand::Selfplay {
+            size,
+            seconds,
+            policy,
+            threads,
+            json,
+        } => selfplay(size, seconds, policy, threads, json),
+    }
+}
+
+/// Self-play positions recorded in memory with features and targets (no disk), per CPU
+/// second: the figure to compare with other engines' observation-tensor loops.
+fn selfplay(
+    size: u8,
+    seconds: f64,
+    policy: weiqi_selfplay::PlayPolicy,
+    threads: usize,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let rules = weiqi_rules::Rules::default();
+    let deadline = Duration::from_secs_f64(seconds.max(0.0));
+    let cpu0 = cpu_time::ProcessTime::now();
+    let t0 = Instant::now();
+    let per_thread: Vec<(u64, u64)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|t| {
+                s.spawn(move || {
+                    let (mut games, mut positions) = (0u64, 0u64);
+                    while t0.elapsed() < deadline {
+                        let id = weiqi_selfplay::game_id(t as u64, games);
+                        let g = weiqi_selfplay::play_game(
+                            size,
+                            rules,
+                            policy,
+                            id,
+                            id,
+                            size as usize * size as usize * 4,
+                            false,
+                        );
+                        positions += g.positions as u64;
+                        games += 1;
+                    }
+                    (games, positions)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("bench thread")).collect()
+    });
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu0.elapsed().as_secs_f64());
+    let games: u64 = per_thread.iter().map(|p| p.0).sum();
+    let positions: u64 = per_thread.iter().map(|p| p.1).sum();
+    if json {
+        println!(
+            "{}",
+            json!({"size": size, "threads": threads, "games": games, "positions": positions, "wall_s": wall, "cpu_s": cpu,
+                   "positions_per_s": positions as f64 / wall, "positions_per_cpu_s": positions as f64 / cpu})
+        );
+    } else {
+        println!(
+            "{size}x{size} self-play x{threads}: {games} games, {positions} positions in {wall:.2} s wall, {cpu:.2} s CPU"
+        );
+        println!(
+            "  {:.0} positions/s, {:.0} positions per CPU second",
+            positions as f64 / wall,
+            positions as f64 / cpu
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn playouts(
+    size: u8,
+    seconds: f64,
+    policy: Policy,
+    threads: usize,
+    rules: Preset,
+    max_moves: Option<usize>,
+    seed: u64,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let proto = State::new(size, rules.rules())?;
     let cap = max_moves.unwrap_or(size as usize * size as usize * 20);
     let deadline = Duration::from_secs_f64(seconds.max(0.0));

@@ -73,6 +73,39 @@ enum Command {
         #[arg(long)]
         metrics_listen: Option<String>,
     },
+    /// Plays games in parallel and writes training shards (.npz), a manifest and SGF.
+    Selfplay {
+        #[arg(long, default_value_t = 9)]
+        size: u8,
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// uniform | light (net:PATH needs the `tch` trainer).
+        #[arg(long, default_value = "light")]
+        policy: weiqi_selfplay::PlayPolicy,
+        /// Search visits per move (for net policies; unused by uniform/light).
+        #[arg(long, default_value_t = 0)]
+        visits: u32,
+        #[arg(long, default_value = "chinese")]
+        rules: Preset,
+        /// Komi (default: the preset's).
+        #[arg(long)]
+        komi: Option<f64>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Also write games/<game_id>.sgf.
+        #[arg(long)]
+        sgf: bool,
+        #[arg(long, default_value_t = 256)]
+        games_per_shard: u64,
+        /// Print a JSON summary instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Runs a game script (JSON lines) through the referee library and prints every event.
     Referee { script: std::path::PathBuf },
     /// Benchmarks.
@@ -100,6 +133,33 @@ fn main() -> ExitCode {
         } => replay::score_file(&file, &dead, json, rules),
         Command::Bench { what } => bench::run(what),
         Command::Referee { script } => referee::run(&script),
+        Command::Selfplay {
+            size,
+            games,
+            out,
+            threads,
+            policy,
+            visits,
+            rules,
+            komi,
+            seed,
+            sgf,
+            games_per_shard,
+            json,
+        } => selfplay(
+            size,
+            games,
+            &out,
+            threads,
+            policy,
+            visits,
+            rules,
+            komi,
+            seed,
+            sgf,
+            games_per_shard,
+            json,
+        ),
         Command::Serve {
             listen,
             data_dir,
@@ -114,6 +174,68 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn selfplay(
+    size: u8,
+    games: u64,
+    out: &std::path::Path,
+    threads: Option<usize>,
+    policy: weiqi_selfplay::PlayPolicy,
+    visits: u32,
+    rules: Preset,
+    komi: Option<f64>,
+    seed: u64,
+    sgf: bool,
+    games_per_shard: u64,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    if visits > 0 {
+        eprintln!("note: --visits applies to net policies only; {policy:?} plays without search");
+    }
+    let config = weiqi_selfplay::Config {
+        size,
+        games,
+        seed,
+        policy,
+        rules: rules.name().to_string(),
+        komi: komi.unwrap_or(rules.rules().komi),
+        games_per_shard,
+        max_moves: size as usize * size as usize * 4,
+        sgf,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()?;
+    let cpu0 = cpu_time::ProcessTime::now();
+    let t0 = std::time::Instant::now();
+    let manifest = pool.install(|| weiqi_selfplay::run(&config, out, !json))?;
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu0.elapsed().as_secs_f64());
+    let summary = serde_json::json!({
+        "games": manifest.games, "positions": manifest.positions, "shards": manifest.shards.len(),
+        "threads": pool.current_num_threads(), "wall_s": wall, "cpu_s": cpu,
+        "games_per_s": manifest.games as f64 / wall, "positions_per_s": manifest.positions as f64 / wall,
+        "positions_per_cpu_s": manifest.positions as f64 / cpu,
+        "black_wins": manifest.black_wins, "white_wins": manifest.white_wins, "draws": manifest.draws,
+    });
+    if json {
+        println!("{summary}");
+    } else {
+        println!(
+            "{} games, {} positions in {} shards -> {}\n{:.1} s wall, {:.1} s CPU: {:.0} games/s, {:.0} positions/s, {:.0} positions per CPU s",
+            manifest.games,
+            manifest.positions,
+            manifest.shards.len(),
+            out.display(),
+            wall,
+            cpu,
+            manifest.games as f64 / wall,
+            manifest.positions as f64 / wall,
+            manifest.positions as f64 / cpu
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn serve(

@@ -278,6 +278,16 @@ impl Board {
         self.empty_pos[self.empties[b] as usize] = b as u16;
     }
 
+    /// Writes every point, row by row from the top, as 0 (empty), 1 (Black) or 2 (White)
+    /// into `out` (cleared first). A fast snapshot for feature encoders.
+    pub fn write_cells(&self, out: &mut Vec<u8>) {
+        out.clear();
+        for y in 0..self.height as usize {
+            let row = (y + 1) * self.stride;
+            out.extend_from_slice(&self.cells[row..row + self.width as usize]);
+        }
+    }
+
     /// Rows from top to bottom as `x` (Black), `o` (White), `.` (empty).
     pub fn rows(&self) -> Vec<String> {
         (0..self.height)

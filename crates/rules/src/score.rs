@@ -202,6 +202,24 @@ pub fn area(board: &Board) -> AreaCount {
     a
 }
 
+/// The area owner of every point, row by row from the top: the stone's colour, or for an
+/// empty point the only colour its region reaches (`None`: neutral). Every stone alive.
+pub fn owners(board: &Board) -> Vec<Option<Color>> {
+    let reach = region_reach(board);
+    board
+        .indices()
+        .map(|i| match board.cell(i) {
+            BLACK => Some(Color::Black),
+            WHITE => Some(Color::White),
+            _ => match reach[i] {
+                1 => Some(Color::Black),
+                2 => Some(Color::White),
+                _ => None,
+            },
+        })
+        .collect()
+}
+
 /// Area count after removing `dead` stones (R8).
 pub fn area_with_dead(board: &Board, dead: &[Point]) -> Result<AreaCount, ScoreError> {
     Ok(area(&remove_dead(board, dead)?.0))

@@ -1,0 +1,68 @@
+//! # weiqi-selfplay
+//!
+//! Massively parallel, rule-validated self-play for researchers. Every move goes through
+//! `weiqi-rules`; games run one per rayon task with one seeded RNG each, so the same seed
+//! gives the same games and byte-identical shards whatever the thread count.
+//!
+//! Output (`schema_version` 1), per position:
+//! `features` u8 [n, 17, N, N] (AlphaGo Zero planes: 8 positions of the mover's stones,
+//! 8 of the opponent's, newest first, then 1 plane that is all ones when Black is to move),
+//! `policy` f32 [n, N*N+1] (the move played, one-hot; index N*N is pass), `legal` u8
+//! [n, N*N+1], `value` f32 [n] (final outcome from the mover's view: 1, -1, 0),
+//! `ownership` i8 [n, N, N] (final area owner from the mover's view), `score` f32 [n]
+//! (final margin from the mover's view, komi included), `game_id` u64 [n],
+//! `move_number` u16 [n]. Games end by two passes and are scored by area with every stone
+//! alive (Tromp-Taylor), which is what random play converges to.
+
+mod batch;
+mod play;
+mod shard;
+
+pub use batch::{Batch, Batches, symmetry_permutation};
+pub use play::{GameData, PlayPolicy, play_game};
+pub use shard::{Manifest, Shard, ShardInfo, read_shard, run, write_shard};
+
+/// Version of the shard layout described above.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Feature planes per position.
+pub const PLANES: usize = 17;
+
+/// Self-play settings.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Config {
+    pub size: u8,
+    pub games: u64,
+    pub seed: u64,
+    pub policy: PlayPolicy,
+    /// Rules preset name (chinese, tromp-taylor, ...).
+    pub rules: String,
+    pub komi: f64,
+    /// Games per shard file.
+    pub games_per_shard: u64,
+    /// Safety cap on plies per game.
+    pub max_moves: usize,
+    /// Also write `games/<game_id>.sgf`.
+    pub sgf: bool,
+}
+
+/// Self-play failures.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("npz: {0}")]
+    Npz(String),
+    #[error("invalid settings: {0}")]
+    Invalid(String),
+    #[error("json: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// The deterministic id of game `index` of a run seeded with `seed`.
+pub fn game_id(seed: u64, index: u64) -> u64 {
+    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

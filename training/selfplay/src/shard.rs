@@ -1,0 +1,285 @@
+//! Shards (`.npz`, readable by numpy and PyTorch) and the run's manifest.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ndarray::{Array1, Array2, Array3, Array4};
+use ndarray_npy::NpzReader;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use weiqi_rules::Preset;
+
+use crate::play::{GameData, play_game};
+use crate::{Config, Error, PLANES, SCHEMA_VERSION, game_id};
+
+/// One shard's entry in the manifest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ShardInfo {
+    pub file: String,
+    pub games: u64,
+    pub positions: u64,
+    pub bytes: u64,
+}
+
+/// `manifest.json`: what was run and what was written.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    pub schema_version: u32,
+    pub config: Config,
+    pub rules: weiqi_rules::Rules,
+    pub board_size: u8,
+    pub planes: usize,
+    pub games: u64,
+    pub positions: u64,
+    pub black_wins: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    pub shards: Vec<ShardInfo>,
+}
+
+/// One shard in memory, as ndarray arrays.
+#[derive(Debug, Clone)]
+pub struct Shard {
+    pub features: Array4<u8>,
+    pub policy: Array2<f32>,
+    pub legal: Array2<u8>,
+    pub value: Array1<f32>,
+    pub ownership: Array3<i8>,
+    pub score: Array1<f32>,
+    pub game_id: Array1<u64>,
+    pub move_number: Array1<u16>,
+}
+
+impl Shard {
+    pub fn len(&self) -> usize {
+        self.value.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.value.is_empty()
+    }
+    /// Board size of the positions.
+    pub fn size(&self) -> usize {
+        self.features.shape()[2]
+    }
+}
+
+fn npz_err(e: impl std::fmt::Display) -> Error {
+    Error::Npz(e.to_string())
+}
+
+/// The `.npy` header for a C-ordered array of `descr` (numpy dtype string) and `shape`.
+fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape = if dims.len() == 1 {
+        format!("({},)", dims[0])
+    } else {
+        format!("({})", dims.join(", "))
+    };
+    let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    // Magic (6) + version (2) + length (2) + dict + padding + newline: a multiple of 64.
+    let total = 10 + dict.len() + 1;
+    dict.push_str(&" ".repeat(total.next_multiple_of(64) - total));
+    dict.push('\n');
+    let mut h = b"\x93NUMPY\x01\x00".to_vec();
+    h.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    h.extend_from_slice(dict.as_bytes());
+    h
+}
+
+/// Little-endian bytes of plain numbers, for `.npy` payloads.
+trait LeBytes: Copy {
+    fn put(self, out: &mut Vec<u8>);
+}
+macro_rules! le_bytes {
+    ($($t:ty),*) => { $(impl LeBytes for $t { fn put(self, out: &mut Vec<u8>) { out.extend_from_slice(&self.to_le_bytes()) } })* };
+}
+le_bytes!(u8, i8, u16, u64, f32);
+
+/// Writes the games into one shard, streaming each array from the games' own buffers into
+/// the zip (stored, fixed timestamps: the same games give the same bytes, and no shard-sized
+/// copy is made).
+pub fn write_shard(path: &Path, size: usize, games: &[GameData]) -> Result<u64, Error> {
+    let n: usize = games.iter().map(|g| g.positions).sum();
+    let area = size * size;
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Stored)
+        .last_modified_time(zip::DateTime::default())
+        .large_file(true);
+    let mut zip = zip::ZipWriter::new(BufWriter::with_capacity(1 << 16, File::create(path)?));
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    let entry = |zip: &mut zip::ZipWriter<BufWriter<File>>,
+                 name: &str,
+                 descr: &str,
+                 shape: &[usize],
+                 chunks: &mut dyn FnMut(&mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()>|
+     -> Result<(), Error> {
+        zip.start_file(format!("{name}.npy"), options).map_err(npz_err)?;
+        zip.write_all(&npy_header(descr, shape))?;
+        chunks(&mut |bytes: &[u8]| zip.write_all(bytes))?;
+        Ok(())
+    };
+    fn numbers<T: LeBytes>(
+        buf: &mut Vec<u8>,
+        xs: &[T],
+        sink: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        buf.clear();
+        for &x in xs {
+            x.put(buf);
+        }
+        sink(buf)
+    }
+    entry(&mut zip, "features", "|u1", &[n, PLANES, size, size], &mut |sink| {
+        games.iter().try_for_each(|g| sink(&g.features))
+    })?;
+    entry(&mut zip, "policy", "<f4", &[n, area + 1], &mut |sink| {
+        games.iter().try_for_each(|g| numbers(&mut buf, &g.policy, sink))
+    })?;
+    entry(&mut zip, "legal", "|u1", &[n, area + 1], &mut |sink| {
+        games.iter().try_for_each(|g| sink(&g.legal))
+    })?;
+    let mut buf2: Vec<u8> = Vec::new();
+    entry(&mut zip, "value", "<f4", &[n], &mut |sink| {
+        games.iter().try_for_each(|g| numbers(&mut buf2, &g.value, sink))
+    })?;
+    entry(&mut zip, "ownership", "|i1", &[n, size, size], &mut |sink| {
+        games.iter().try_for_each(|g| numbers(&mut buf2, &g.ownership, sink))
+    })?;
+    entry(&mut zip, "score", "<f4", &[n], &mut |sink| {
+        games.iter().try_for_each(|g| numbers(&mut buf2, &g.score, sink))
+    })?;
+    entry(&mut zip, "game_id", "<u8", &[n], &mut |sink| {
+        games
+            .iter()
+            .try_for_each(|g| numbers(&mut buf2, &vec![g.game_id; g.positions], sink))
+    })?;
+    entry(&mut zip, "move_number", "<u2", &[n], &mut |sink| {
+        games.iter().try_for_each(|g| numbers(&mut buf2, &g.move_number, sink))
+    })?;
+    zip.finish().map_err(npz_err)?.flush()?;
+    Ok(n as u64)
+}
+
+/// Reads a shard written by [`write_shard`].
+pub fn read_shard(path: &Path) -> Result<Shard, Error> {
+    let mut npz = NpzReader::new(File::open(path)?).map_err(npz_err)?;
+    Ok(Shard {
+        features: npz.by_name("features").map_err(npz_err)?,
+        policy: npz.by_name("policy").map_err(npz_err)?,
+        legal: npz.by_name("legal").map_err(npz_err)?,
+        value: npz.by_name("value").map_err(npz_err)?,
+        ownership: npz.by_name("ownership").map_err(npz_err)?,
+        score: npz.by_name("score").map_err(npz_err)?,
+        game_id: npz.by_name("game_id").map_err(npz_err)?,
+        move_number: npz.by_name("move_number").map_err(npz_err)?,
+    })
+}
+
+/// Runs self-play into `out`: shards, optional SGF files, and `manifest.json`. Games run in
+/// parallel on the current rayon pool; `progress` shows a bar with games/s.
+pub fn run(config: &Config, out: &Path, progress: bool) -> Result<Manifest, Error> {
+    if !(weiqi_rules::MIN_SIZE..=weiqi_rules::MAX_SIZE).contains(&config.size) {
+        return Err(Error::Invalid(format!("board size {} is not in 2..=25", config.size)));
+    }
+    let preset: Preset = config
+        .rules
+        .parse()
+        .map_err(|e: weiqi_rules::RulesError| Error::Invalid(e.to_string()))?;
+    let rules = preset.rules().with_komi(config.komi);
+    rules.validate().map_err(|e| Error::Invalid(e.to_string()))?;
+    if config.games_per_shard == 0 {
+        return Err(Error::Invalid("games per shard must be at least 1".into()));
+    }
+    std::fs::create_dir_all(out)?;
+    if config.sgf {
+        std::fs::create_dir_all(out.join("games"))?;
+    }
+    let bar = if progress {
+        ProgressBar::new(config.games)
+    } else {
+        ProgressBar::hidden()
+    };
+    if progress {
+        bar.set_draw_target(ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} games  {per_sec}  eta {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+    }
+    let size = config.size as usize;
+    let mut manifest = Manifest {
+        schema_version: SCHEMA_VERSION,
+        config: config.clone(),
+        rules,
+        board_size: config.size,
+        planes: PLANES,
+        games: 0,
+        positions: 0,
+        black_wins: 0,
+        white_wins: 0,
+        draws: 0,
+        shards: Vec::new(),
+    };
+    let shards = config.games.div_ceil(config.games_per_shard);
+    // Generate shard k+1 on the rayon pool while a writer thread writes shard k.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Vec<GameData>)>(1);
+    let written = std::thread::scope(|s| -> Result<Vec<(u64, u64, u64, String)>, Error> {
+        let writer = s.spawn(move || -> Result<Vec<(u64, u64, u64, String)>, Error> {
+            let mut done = Vec::new();
+            for (k, games) in rx {
+                for g in &games {
+                    if let Some(sgf) = &g.sgf {
+                        std::fs::write(out.join("games").join(format!("{:016x}.sgf", g.game_id)), sgf)?;
+                    }
+                }
+                let file = format!("shard-{k:05}.npz");
+                let path: PathBuf = out.join(&file);
+                let positions = write_shard(&path, size, &games)?;
+                done.push((games.len() as u64, positions, std::fs::metadata(&path)?.len(), file));
+            }
+            Ok(done)
+        });
+        for k in 0..shards {
+            let first = k * config.games_per_shard;
+            let last = (first + config.games_per_shard).min(config.games);
+            let games: Vec<GameData> = (first..last)
+                .into_par_iter()
+                .map(|i| {
+                    let id = game_id(config.seed, i);
+                    let g = play_game(config.size, rules, config.policy, id, id, config.max_moves, config.sgf);
+                    bar.inc(1);
+                    g
+                })
+                .collect();
+            for g in &games {
+                match g.white_minus_black.partial_cmp(&0.0) {
+                    Some(std::cmp::Ordering::Greater) => manifest.white_wins += 1,
+                    Some(std::cmp::Ordering::Less) => manifest.black_wins += 1,
+                    _ => manifest.draws += 1,
+                }
+            }
+            if tx.send((k, games)).is_err() {
+                break; // the writer failed; its error is reported below
+            }
+        }
+        drop(tx);
+        writer
+            .join()
+            .map_err(|_| Error::Invalid("shard writer panicked".into()))?
+    })?;
+    for (games, positions, bytes, file) in written {
+        manifest.shards.push(ShardInfo {
+            file,
+            games,
+            positions,
+            bytes,
+        });
+        manifest.games += games;
+        manifest.positions += positions;
+    }
+    bar.finish_and_clear();
+    std::fs::write(out.join("manifest.json"), serde_json::to_string_pretty(&manifest)?)?;
+    Ok(manifest)
+}
