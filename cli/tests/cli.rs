@@ -139,3 +139,44 @@ fn referee_script_is_deterministic_and_ends_on_time() {
     assert_eq!(fin["result"]["reason"], "time");
     assert_eq!(fin["result_sgf"], "B+T");
 }
+
+#[test]
+fn selfplay_writes_shards_manifest_and_sgf() {
+    let dir = std::env::temp_dir().join(format!("weiqi-cli-selfplay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, out, err) = weiqi(&[
+        "selfplay",
+        "--size",
+        "5",
+        "--games",
+        "6",
+        "--out",
+        dir.to_str().unwrap(),
+        "--threads",
+        "2",
+        "--sgf",
+        "--games-per-shard",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["games"], 6);
+    assert_eq!(v["shards"], 2);
+    assert!(v["positions_per_cpu_s"].as_f64().unwrap() > 0.0);
+    let manifest: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["schema_version"], 1);
+    assert_eq!(manifest["shards"][0]["file"], "shard-00000.npz");
+    assert_eq!(std::fs::read_dir(dir.join("games")).unwrap().count(), 6);
+    let (code, _, err) = weiqi(&[
+        "selfplay",
+        "--games",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+        "--policy",
+        "net:model.safetensors",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("tch"), "{err}");
+}

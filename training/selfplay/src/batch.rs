@@ -105,9 +105,9 @@ impl Iterator for Batches<'_> {
                 let t = perm[j];
                 out.ownership[[k, t / n, t % n]] = *v;
             }
-            for j in 0..area {
-                out.policy[[k, perm[j]]] = sh.policy[[i, j]];
-                out.legal[[k, perm[j]]] = sh.legal[[i, j]];
+            for (j, &t) in perm.iter().enumerate() {
+                out.policy[[k, t]] = sh.policy[[i, j]];
+                out.legal[[k, t]] = sh.legal[[i, j]];
             }
             out.policy[[k, area]] = sh.policy[[i, area]];
             out.legal[[k, area]] = sh.legal[[i, area]];

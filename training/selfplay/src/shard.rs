@@ -88,6 +88,11 @@ fn npy_header(descr: &str, shape: &[usize]) -> Vec<u8> {
     h
 }
 
+/// Receives the bytes of an array, in order.
+type Sink<'a> = dyn FnMut(&[u8]) -> std::io::Result<()> + 'a;
+/// Produces an array's bytes into a sink.
+type Producer<'a> = dyn FnMut(&mut Sink<'_>) -> std::io::Result<()> + 'a;
+
 /// Little-endian bytes of plain numbers, for `.npy` payloads.
 trait LeBytes: Copy {
     fn put(self, out: &mut Vec<u8>);
@@ -113,7 +118,7 @@ pub fn write_shard(path: &Path, size: usize, games: &[GameData]) -> Result<u64, 
                  name: &str,
                  descr: &str,
                  shape: &[usize],
-                 chunks: &mut dyn FnMut(&mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()>|
+                 chunks: &mut Producer<'_>|
      -> Result<(), Error> {
         zip.start_file(format!("{name}.npy"), options).map_err(npz_err)?;
         zip.write_all(&npy_header(descr, shape))?;
