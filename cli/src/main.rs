@@ -106,6 +106,53 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Trains the policy/value network on self-play data (cargo feature `tch`).
+    Train {
+        /// Self-play output folders.
+        #[arg(long, required = true, num_args = 1..)]
+        data: Vec<std::path::PathBuf>,
+        /// Checkpoint to write (.safetensors; the shape goes beside it as .json).
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Continue from this checkpoint.
+        #[arg(long)]
+        init: Option<std::path::PathBuf>,
+        #[arg(long, default_value_t = 3)]
+        blocks: i64,
+        #[arg(long, default_value_t = 32)]
+        channels: i64,
+        #[arg(long, default_value_t = 2000)]
+        steps: usize,
+        #[arg(long, default_value_t = 64)]
+        batch: usize,
+        #[arg(long, default_value_t = 1e-3)]
+        lr: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 50)]
+        log_every: usize,
+        /// Stop after this many seconds.
+        #[arg(long, default_value_t = 1200.0)]
+        max_seconds: f64,
+        /// libtorch threads.
+        #[arg(long, default_value_t = 2)]
+        threads: i32,
+    },
+    /// Pits two players against each other: uniform, light, or net:PATH (feature `tch`).
+    Arena {
+        a: String,
+        b: String,
+        #[arg(long, default_value_t = 100)]
+        games: u32,
+        #[arg(long, default_value_t = 9)]
+        size: u8,
+        #[arg(long, default_value_t = 7.5)]
+        komi: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
     /// Runs a game script (JSON lines) through the referee library and prints every event.
     Referee { script: std::path::PathBuf },
     /// Benchmarks.
@@ -133,6 +180,10 @@ fn main() -> ExitCode {
         } => replay::score_file(&file, &dead, json, rules),
         Command::Bench { what } => bench::run(what),
         Command::Referee { script } => referee::run(&script),
+        Command::Train { data, out, init, blocks, channels, steps, batch, lr, seed, log_every, max_seconds, threads } => {
+            train(data, out, init, blocks, channels, steps, batch, lr, seed, log_every, max_seconds, threads)
+        }
+        Command::Arena { a, b, games, size, komi, seed, json } => arena(&a, &b, games, size, komi, seed, json),
         Command::Selfplay {
             size,
             games,
@@ -173,6 +224,69 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn player(spec: &str) -> anyhow::Result<Box<dyn weiqi_trainer::arena::Player>> {
+    match spec {
+        "uniform" => Ok(Box::new(weiqi_trainer::arena::RandomPlayer(weiqi_rules::Policy::Uniform))),
+        "light" => Ok(Box::new(weiqi_trainer::arena::RandomPlayer(weiqi_rules::Policy::Light))),
+        #[cfg(feature = "tch")]
+        s if s.starts_with("net:") => {
+            tch::set_num_threads(1);
+            Ok(Box::new(weiqi_trainer::net::NetPlayer::load(std::path::Path::new(&s[4..]))?))
+        }
+        s if s.starts_with("net:") => anyhow::bail!("net players need the `tch` feature (cargo build --features tch)"),
+        other => anyhow::bail!("unknown player {other:?} (uniform, light, net:PATH)"),
+    }
+}
+
+fn arena(a: &str, b: &str, games: u32, size: u8, komi: f64, seed: u64, json: bool) -> anyhow::Result<ExitCode> {
+    let (mut pa, mut pb) = (player(a)?, player(b)?);
+    let rules = Preset::Chinese.rules().with_komi(komi);
+    let r = weiqi_trainer::arena::arena(pa.as_mut(), pb.as_mut(), games, size, rules, seed);
+    if json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!(
+            "{} vs {}: {} wins, {} losses, {} draws in {} games: {:.1}% (95% CI {:.1}%..{:.1}%)",
+            r.a, r.b, r.a_wins, r.b_wins, r.draws, r.games, 100.0 * r.a_rate, 100.0 * r.ci95.0, 100.0 * r.ci95.1
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn train(
+    data: Vec<std::path::PathBuf>,
+    out: std::path::PathBuf,
+    init: Option<std::path::PathBuf>,
+    blocks: i64,
+    channels: i64,
+    steps: usize,
+    batch: usize,
+    lr: f64,
+    seed: u64,
+    log_every: usize,
+    max_seconds: f64,
+    threads: i32,
+) -> anyhow::Result<ExitCode> {
+    #[cfg(feature = "tch")]
+    {
+        tch::set_num_threads(threads);
+        let csv = out.with_extension("csv");
+        let cfg = weiqi_trainer::train::TrainConfig {
+            data, out: out.clone(), init, blocks, channels, steps, batch, lr, seed, csv: csv.clone(),
+            log_every: log_every.max(1), max_seconds,
+        };
+        let log = weiqi_trainer::train::train(&cfg)?;
+        println!("wrote {} and {} ({} log rows)", out.display(), csv.display(), log.len());
+        Ok(ExitCode::SUCCESS)
+    }
+    #[cfg(not(feature = "tch"))]
+    {
+        let _ = (data, out, init, blocks, channels, steps, batch, lr, seed, log_every, max_seconds, threads);
+        anyhow::bail!("this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see README)")
     }
 }
 

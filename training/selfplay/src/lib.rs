@@ -19,7 +19,7 @@ mod play;
 mod shard;
 
 pub use batch::{Batch, Batches, symmetry_permutation};
-pub use play::{GameData, PlayPolicy, play_game};
+pub use play::{GameData, PlayPolicy, cells, encode_planes, play_game};
 pub use shard::{Manifest, Shard, ShardInfo, read_shard, run, write_shard};
 
 /// Version of the shard layout described above.

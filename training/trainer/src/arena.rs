@@ -1,0 +1,108 @@
+//! Pitting two players against each other: win rate with a confidence interval.
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use weiqi_rules::{Color, Move, Policy, Rules, State};
+
+/// Something that picks moves.
+pub trait Player {
+    /// A move for the player to move; `history` holds the boards so far (as
+    /// [`weiqi_selfplay::cells`]), the current one last.
+    fn choose(&mut self, state: &State, history: &[Vec<u8>], rng: &mut SmallRng) -> Move;
+    fn name(&self) -> String;
+}
+
+/// A search-free random policy.
+pub struct RandomPlayer(pub Policy);
+
+impl Player for RandomPlayer {
+    fn choose(&mut self, state: &State, _history: &[Vec<u8>], rng: &mut SmallRng) -> Move {
+        state.clone().choose_random(self.0, rng)
+    }
+    fn name(&self) -> String {
+        format!("{:?}", self.0).to_lowercase()
+    }
+}
+
+/// Result of an arena run, from player A's side.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ArenaResult {
+    pub a: String,
+    pub b: String,
+    pub games: u32,
+    pub a_wins: u32,
+    pub b_wins: u32,
+    pub draws: u32,
+    /// A's score rate (draws count half).
+    pub a_rate: f64,
+    /// 95% Wilson score interval of A's rate.
+    pub ci95: (f64, f64),
+}
+
+/// 95% Wilson score interval for `wins` out of `n`.
+pub fn wilson(wins: f64, n: f64) -> (f64, f64) {
+    if n == 0.0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.959_964;
+    let p = wins / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// Plays `games` games between `a` and `b`, alternating colours (A is Black in even
+/// games), scored by area with every stone alive.
+pub fn arena(a: &mut dyn Player, b: &mut dyn Player, games: u32, size: u8, rules: Rules, seed: u64) -> ArenaResult {
+    let (mut aw, mut bw, mut dr) = (0, 0, 0);
+    let max_moves = size as usize * size as usize * 4;
+    for g in 0..games {
+        let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(g as u64));
+        let mut state = State::new(size, rules).expect("size");
+        let mut history = vec![weiqi_selfplay::cells(&state, size as usize)];
+        let a_color = if g % 2 == 0 { Color::Black } else { Color::White };
+        while !state.is_over() && state.move_number() < max_moves {
+            let mover: &mut dyn Player = if state.to_move() == a_color { &mut *a } else { &mut *b };
+            let mv = mover.choose(&state, &history, &mut rng);
+            let mv = if state.is_legal(mv) { mv } else { Move::Pass };
+            state.play(mv).expect("legal");
+            history.push(weiqi_selfplay::cells(&state, size as usize));
+        }
+        match state.tromp_taylor_score().outcome.winner() {
+            Some(c) if c == a_color => aw += 1,
+            Some(_) => bw += 1,
+            None => dr += 1,
+        }
+    }
+    let rate = (aw as f64 + 0.5 * dr as f64) / games.max(1) as f64;
+    ArenaResult {
+        a: a.name(),
+        b: b.name(),
+        games,
+        a_wins: aw,
+        b_wins: bw,
+        draws: dr,
+        a_rate: rate,
+        ci95: wilson(aw as f64 + 0.5 * dr as f64, games as f64),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval() {
+        let (lo, hi) = wilson(95.0, 100.0);
+        assert!(lo > 0.88 && lo < 0.9 && hi > 0.97 && hi < 0.99, "{lo} {hi}");
+        assert_eq!(wilson(0.0, 0.0), (0.0, 1.0));
+    }
+
+    #[test]
+    fn light_beats_uniform() {
+        let r = arena(&mut RandomPlayer(Policy::Light), &mut RandomPlayer(Policy::Uniform), 40, 7, Rules::default().with_komi(0.5), 1);
+        assert_eq!(r.a_wins + r.b_wins + r.draws, 40);
+        assert!(r.a_rate > 0.6, "{r:?}");
+    }
+}

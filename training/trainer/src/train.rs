@@ -1,0 +1,148 @@
+//! Training on self-play shards: masked policy cross-entropy, value MSE, ownership MSE.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use tch::{Kind, Tensor};
+use weiqi_selfplay::{Batch, Batches, Manifest, Shard, read_shard};
+
+use crate::Error;
+use crate::net::{Net, NetConfig};
+
+/// Training settings.
+#[derive(Debug, Clone)]
+pub struct TrainConfig {
+    /// Self-play output folders (each with a manifest.json).
+    pub data: Vec<PathBuf>,
+    /// Checkpoint to write (`.safetensors`; the shape goes to `.json` beside it).
+    pub out: PathBuf,
+    /// Start from this checkpoint instead of random weights.
+    pub init: Option<PathBuf>,
+    pub blocks: i64,
+    pub channels: i64,
+    pub steps: usize,
+    pub batch: usize,
+    pub lr: f64,
+    pub seed: u64,
+    /// Training curve: one CSV row per `log_every` steps.
+    pub csv: PathBuf,
+    pub log_every: usize,
+    /// Stop early after this many seconds.
+    pub max_seconds: f64,
+}
+
+/// Losses at one logging point.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct Losses {
+    pub step: usize,
+    pub policy: f64,
+    pub value: f64,
+    pub ownership: f64,
+    pub seconds: f64,
+}
+
+fn load_data(dirs: &[PathBuf]) -> Result<Vec<Shard>, Error> {
+    let mut shards = Vec::new();
+    for d in dirs {
+        let m: Manifest = serde_json::from_str(&std::fs::read_to_string(d.join("manifest.json"))?)?;
+        for s in &m.shards {
+            shards.push(read_shard(&d.join(&s.file))?);
+        }
+    }
+    if shards.is_empty() {
+        return Err(Error::Invalid("no shards found".into()));
+    }
+    Ok(shards)
+}
+
+/// A batch as tensors: features float, policy, legal mask, value, ownership.
+fn tensors(b: &Batch, n: i64) -> (Tensor, Tensor, Tensor, Tensor, Tensor) {
+    let bs = b.value.len() as i64;
+    let f = Tensor::from_slice(b.features.as_slice().expect("contiguous")).view([bs, 17, n, n]).to_kind(Kind::Float);
+    let p = Tensor::from_slice(b.policy.as_slice().expect("contiguous")).view([bs, n * n + 1]);
+    let l = Tensor::from_slice(b.legal.as_slice().expect("contiguous")).view([bs, n * n + 1]).to_kind(Kind::Float);
+    let v = Tensor::from_slice(b.value.as_slice().expect("contiguous"));
+    let o = Tensor::from_slice(b.ownership.as_slice().expect("contiguous")).view([bs, n, n]).to_kind(Kind::Float);
+    (f, p, l, v, o)
+}
+
+/// Masked policy cross-entropy, value MSE and ownership MSE for one batch.
+pub fn losses(net: &Net, f: &Tensor, p: &Tensor, l: &Tensor, v: &Tensor, o: &Tensor, train: bool) -> (Tensor, Tensor, Tensor) {
+    let out = net.forward(f, train);
+    // Illegal moves get no probability: their logits are pushed far down.
+    let logits = &out.logits + (l - 1.0) * 1e4;
+    let logp = logits.log_softmax(-1, Kind::Float);
+    let policy = -(p * logp).sum_dim_intlist([1i64].as_slice(), false, Kind::Float).mean(Kind::Float);
+    let value = (out.value - v).square().mean(Kind::Float);
+    let ownership = (out.ownership - o).square().mean(Kind::Float);
+    (policy, value, ownership)
+}
+
+/// Trains and writes the checkpoint; returns the logged losses.
+pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
+    tch::manual_seed(cfg.seed as i64);
+    let shards = load_data(&cfg.data)?;
+    let n = shards[0].size() as i64;
+    let mut net = match &cfg.init {
+        Some(p) => Net::load(p)?,
+        None => Net::new(NetConfig { size: n, blocks: cfg.blocks, channels: cfg.channels }),
+    };
+    if net.config.size != n {
+        return Err(Error::Invalid(format!("the network is for {}x{}, the data {n}x{n}", net.config.size, net.config.size)));
+    }
+    let mut opt = net.optimizer(cfg.lr)?;
+    let mut csv = std::fs::File::create(&cfg.csv)?;
+    writeln!(csv, "step,seconds,policy_loss,value_loss,ownership_loss")?;
+    let t0 = std::time::Instant::now();
+    let mut log = Vec::new();
+    let (mut sp, mut sv, mut so, mut k) = (0.0, 0.0, 0.0, 0usize);
+    let mut step = 0;
+    let mut epoch = 0u64;
+    'outer: loop {
+        for batch in Batches::new(&shards, cfg.batch, cfg.seed.wrapping_add(epoch), true) {
+            if step >= cfg.steps || t0.elapsed().as_secs_f64() > cfg.max_seconds {
+                break 'outer;
+            }
+            let (f, p, l, v, o) = tensors(&batch, n);
+            let (pl, vl, ol) = losses(&net, &f, &p, &l, &v, &o, true);
+            let loss = &pl + &vl + 0.5 * &ol;
+            opt.backward_step(&loss);
+            sp += pl.double_value(&[]);
+            sv += vl.double_value(&[]);
+            so += ol.double_value(&[]);
+            k += 1;
+            step += 1;
+            if step % cfg.log_every == 0 {
+                let row = Losses { step, policy: sp / k as f64, value: sv / k as f64, ownership: so / k as f64, seconds: t0.elapsed().as_secs_f64() };
+                writeln!(csv, "{},{:.1},{:.4},{:.4},{:.4}", row.step, row.seconds, row.policy, row.value, row.ownership)?;
+                eprintln!("step {:>6}  {:>6.1} s  policy {:.4}  value {:.4}  ownership {:.4}", row.step, row.seconds, row.policy, row.value, row.ownership);
+                log.push(row);
+                (sp, sv, so, k) = (0.0, 0.0, 0.0, 0);
+            }
+        }
+        epoch += 1;
+    }
+    net.vs.freeze();
+    net.save(&cfg.out)?;
+    Ok(log)
+}
+
+/// Mean losses of a checkpoint on some data (evaluation mode).
+pub fn evaluate(model: &Path, data: &[PathBuf], batch: usize) -> Result<(f64, f64, f64), Error> {
+    let net = Net::load(model)?;
+    let shards = load_data(data)?;
+    let n = shards[0].size() as i64;
+    let (mut sp, mut sv, mut so, mut k) = (0.0, 0.0, 0.0, 0);
+    tch::no_grad(|| {
+        for b in Batches::new(&shards, batch, 0, false) {
+            let (f, p, l, v, o) = tensors(&b, n);
+            let (pl, vl, ol) = losses(&net, &f, &p, &l, &v, &o, false);
+            sp += pl.double_value(&[]);
+            sv += vl.double_value(&[]);
+            so += ol.double_value(&[]);
+            k += 1;
+        }
+    });
+    let k = k.max(1) as f64;
+    Ok((sp / k, sv / k, so / k))
+}
