@@ -84,9 +84,9 @@ enum Command {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
-        /// uniform | light (net:PATH needs the `tch` trainer).
+        /// uniform | light | net:PATH (a trained network with its one-ply search; feature `tch`).
         #[arg(long, default_value = "light")]
-        policy: weiqi_selfplay::PlayPolicy,
+        policy: String,
         /// Search visits per move (for net policies; unused by uniform/light).
         #[arg(long, default_value_t = 0)]
         visits: u32,
@@ -180,10 +180,42 @@ fn main() -> ExitCode {
         } => replay::score_file(&file, &dead, json, rules),
         Command::Bench { what } => bench::run(what),
         Command::Referee { script } => referee::run(&script),
-        Command::Train { data, out, init, blocks, channels, steps, batch, lr, seed, log_every, max_seconds, threads } => {
-            train(data, out, init, blocks, channels, steps, batch, lr, seed, log_every, max_seconds, threads)
-        }
-        Command::Arena { a, b, games, size, komi, seed, json } => arena(&a, &b, games, size, komi, seed, json),
+        Command::Train {
+            data,
+            out,
+            init,
+            blocks,
+            channels,
+            steps,
+            batch,
+            lr,
+            seed,
+            log_every,
+            max_seconds,
+            threads,
+        } => train(
+            data,
+            out,
+            init,
+            blocks,
+            channels,
+            steps,
+            batch,
+            lr,
+            seed,
+            log_every,
+            max_seconds,
+            threads,
+        ),
+        Command::Arena {
+            a,
+            b,
+            games,
+            size,
+            komi,
+            seed,
+            json,
+        } => arena(&a, &b, games, size, komi, seed, json),
         Command::Selfplay {
             size,
             games,
@@ -227,14 +259,69 @@ fn main() -> ExitCode {
     }
 }
 
+#[cfg(feature = "tch")]
+fn net_selfplay(
+    config: &weiqi_selfplay::Config,
+    out: &std::path::Path,
+    progress: bool,
+    path: &str,
+    pool: &rayon::ThreadPool,
+) -> anyhow::Result<weiqi_selfplay::Manifest> {
+    use weiqi_trainer::arena::Player;
+    tch::set_num_threads(1);
+    // One network per worker thread: evaluations batch the children of a position.
+    let players: Vec<std::sync::Mutex<weiqi_trainer::net::NetPlayer>> = (0..pool.current_num_threads())
+        .map(|_| weiqi_trainer::net::NetPlayer::load(std::path::Path::new(path)).map(std::sync::Mutex::new))
+        .collect::<Result<_, _>>()?;
+    let rules = config.rules.parse::<Preset>()?.rules().with_komi(config.komi);
+    let play = |index: u64| {
+        let me = rayon::current_thread_index().unwrap_or(0) % players.len();
+        let mut p = players[me].lock().expect("player");
+        let id = weiqi_selfplay::game_id(config.seed, index);
+        // A little randomness in the opening so the games differ.
+        weiqi_selfplay::play_game_with(
+            config.size,
+            rules,
+            id,
+            id,
+            config.max_moves,
+            config.sgf,
+            &mut |s, h, rng| {
+                use rand::Rng;
+                if s.move_number() < 4 || rng.random_range(0..10) == 0 {
+                    (s.choose_random(weiqi_rules::Policy::Light, rng), None)
+                } else {
+                    (p.choose(s, h, rng), None)
+                }
+            },
+        )
+    };
+    Ok(pool.install(|| weiqi_selfplay::run_with(config, out, progress, &play))?)
+}
+
+#[cfg(not(feature = "tch"))]
+fn net_selfplay(
+    _config: &weiqi_selfplay::Config,
+    _out: &std::path::Path,
+    _progress: bool,
+    _path: &str,
+    _pool: &rayon::ThreadPool,
+) -> anyhow::Result<weiqi_selfplay::Manifest> {
+    anyhow::bail!("net:PATH players need the `tch` feature: cargo build --release -p weiqi-cli --features tch")
+}
+
 fn player(spec: &str) -> anyhow::Result<Box<dyn weiqi_trainer::arena::Player>> {
     match spec {
-        "uniform" => Ok(Box::new(weiqi_trainer::arena::RandomPlayer(weiqi_rules::Policy::Uniform))),
+        "uniform" => Ok(Box::new(weiqi_trainer::arena::RandomPlayer(
+            weiqi_rules::Policy::Uniform,
+        ))),
         "light" => Ok(Box::new(weiqi_trainer::arena::RandomPlayer(weiqi_rules::Policy::Light))),
         #[cfg(feature = "tch")]
         s if s.starts_with("net:") => {
             tch::set_num_threads(1);
-            Ok(Box::new(weiqi_trainer::net::NetPlayer::load(std::path::Path::new(&s[4..]))?))
+            Ok(Box::new(weiqi_trainer::net::NetPlayer::load(std::path::Path::new(
+                &s[4..],
+            ))?))
         }
         s if s.starts_with("net:") => anyhow::bail!("net players need the `tch` feature (cargo build --features tch)"),
         other => anyhow::bail!("unknown player {other:?} (uniform, light, net:PATH)"),
@@ -250,7 +337,15 @@ fn arena(a: &str, b: &str, games: u32, size: u8, komi: f64, seed: u64, json: boo
     } else {
         println!(
             "{} vs {}: {} wins, {} losses, {} draws in {} games: {:.1}% (95% CI {:.1}%..{:.1}%)",
-            r.a, r.b, r.a_wins, r.b_wins, r.draws, r.games, 100.0 * r.a_rate, 100.0 * r.ci95.0, 100.0 * r.ci95.1
+            r.a,
+            r.b,
+            r.a_wins,
+            r.b_wins,
+            r.draws,
+            r.games,
+            100.0 * r.a_rate,
+            100.0 * r.ci95.0,
+            100.0 * r.ci95.1
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -276,8 +371,18 @@ fn train(
         tch::set_num_threads(threads);
         let csv = out.with_extension("csv");
         let cfg = weiqi_trainer::train::TrainConfig {
-            data, out: out.clone(), init, blocks, channels, steps, batch, lr, seed, csv: csv.clone(),
-            log_every: log_every.max(1), max_seconds,
+            data,
+            out: out.clone(),
+            init,
+            blocks,
+            channels,
+            steps,
+            batch,
+            lr,
+            seed,
+            csv: csv.clone(),
+            log_every: log_every.max(1),
+            max_seconds,
         };
         let log = weiqi_trainer::train::train(&cfg)?;
         println!("wrote {} and {} ({} log rows)", out.display(), csv.display(), log.len());
@@ -285,8 +390,23 @@ fn train(
     }
     #[cfg(not(feature = "tch"))]
     {
-        let _ = (data, out, init, blocks, channels, steps, batch, lr, seed, log_every, max_seconds, threads);
-        anyhow::bail!("this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see README)")
+        let _ = (
+            data,
+            out,
+            init,
+            blocks,
+            channels,
+            steps,
+            batch,
+            lr,
+            seed,
+            log_every,
+            max_seconds,
+            threads,
+        );
+        anyhow::bail!(
+            "this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see README)"
+        )
     }
 }
 
@@ -296,7 +416,7 @@ fn selfplay(
     games: u64,
     out: &std::path::Path,
     threads: Option<usize>,
-    policy: weiqi_selfplay::PlayPolicy,
+    policy: String,
     visits: u32,
     rules: Preset,
     komi: Option<f64>,
@@ -306,8 +426,15 @@ fn selfplay(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     if visits > 0 {
-        eprintln!("note: --visits applies to net policies only; {policy:?} plays without search");
+        eprintln!("note: --visits is not used yet: network players search one ply, fully");
     }
+    let net = policy.strip_prefix("net:").map(String::from);
+    let player_name = net.as_ref().map(|p| format!("net:{p}"));
+    let policy: weiqi_selfplay::PlayPolicy = if net.is_some() {
+        weiqi_selfplay::PlayPolicy::Light
+    } else {
+        policy.parse().map_err(|e: String| anyhow::anyhow!(e))?
+    };
     let config = weiqi_selfplay::Config {
         size,
         games,
@@ -318,13 +445,17 @@ fn selfplay(
         games_per_shard,
         max_moves: size as usize * size as usize * 4,
         sgf,
+        player: player_name,
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()?;
     let cpu0 = cpu_time::ProcessTime::now();
     let t0 = std::time::Instant::now();
-    let manifest = pool.install(|| weiqi_selfplay::run(&config, out, !json))?;
+    let manifest = match net {
+        None => pool.install(|| weiqi_selfplay::run(&config, out, !json))?,
+        Some(path) => net_selfplay(&config, out, !json, &path, &pool)?,
+    };
     let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu0.elapsed().as_secs_f64());
     let summary = serde_json::json!({
         "games": manifest.games, "positions": manifest.positions, "shards": manifest.shards.len(),

@@ -19,8 +19,8 @@ mod play;
 mod shard;
 
 pub use batch::{Batch, Batches, symmetry_permutation};
-pub use play::{GameData, PlayPolicy, cells, encode_planes, play_game};
-pub use shard::{Manifest, Shard, ShardInfo, read_shard, run, write_shard};
+pub use play::{Chooser, GameData, PlayPolicy, cells, encode_planes, play_game, play_game_with};
+pub use shard::{Manifest, Shard, ShardInfo, read_shard, run, run_with, write_shard};
 
 /// Version of the shard layout described above.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -44,6 +44,9 @@ pub struct Config {
     pub max_moves: usize,
     /// Also write `games/<game_id>.sgf`.
     pub sgf: bool,
+    /// A custom player that chose the moves instead of `policy` (e.g. `net:PATH`).
+    #[serde(default)]
+    pub player: Option<String>,
 }
 
 /// Self-play failures.

@@ -83,15 +83,36 @@ pub fn play_game(
     max_moves: usize,
     sgf: bool,
 ) -> GameData {
+    let pol = match policy {
+        PlayPolicy::Uniform => Policy::Uniform,
+        PlayPolicy::Light => Policy::Light,
+    };
+    play_game_with(size, rules, seed, game_id, max_moves, sgf, &mut |s, _, rng| {
+        (s.choose_random(pol, rng), None)
+    })
+}
+
+/// Picks a move for the player to move, given the boards so far (current last), and
+/// optionally the search's policy target over the N*N+1 moves (one-hot of the move when
+/// `None`).
+pub type Chooser<'a> = dyn FnMut(&mut State, &[Vec<u8>], &mut SmallRng) -> (Move, Option<Vec<f32>>) + 'a;
+
+/// [`play_game`] with any move chooser (a network with search, a bot): the recording,
+/// legality and targets are the same.
+pub fn play_game_with(
+    size: u8,
+    rules: Rules,
+    seed: u64,
+    game_id: u64,
+    max_moves: usize,
+    sgf: bool,
+    choose: &mut Chooser<'_>,
+) -> GameData {
     let n = size as usize;
     let area = n * n;
     let mut state = State::new(size, rules).expect("size checked by the caller");
     state.reserve(max_moves.min(4 * area));
     let mut rng = SmallRng::seed_from_u64(seed);
-    let pol = match policy {
-        PlayPolicy::Uniform => Policy::Uniform,
-        PlayPolicy::Light => Policy::Light,
-    };
     let mut history: Vec<Vec<u8>> = vec![cells(&state, n)];
     let mut d = GameData {
         game_id,
@@ -105,23 +126,10 @@ pub fn play_game(
     let mut movers: Vec<Color> = Vec::new();
     while !state.is_over() && state.move_number() < max_moves {
         let mover = state.to_move();
-        let (me, opp) = if mover == Color::Black { (1u8, 2u8) } else { (2u8, 1u8) };
         // Features: 8 positions of mine, 8 of theirs, newest first; then colour to move.
         let base = d.features.len();
         d.features.resize(base + PLANES * area, 0);
-        let f = &mut d.features[base..];
-        for k in 0..8 {
-            let Some(h) = history.len().checked_sub(1 + k).map(|i| &history[i]) else {
-                break;
-            };
-            for (i, &c) in h.iter().enumerate() {
-                f[k * area + i] = (c == me) as u8;
-                f[(8 + k) * area + i] = (c == opp) as u8;
-            }
-        }
-        if mover == Color::Black {
-            f[16 * area..17 * area].fill(1);
-        }
+        encode_planes(&history, mover == Color::Black, area, &mut d.features[base..]);
         // Legal moves (pass always).
         let lbase = d.legal.len();
         d.legal.resize(lbase + area + 1, 0);
@@ -132,14 +140,20 @@ pub fn play_game(
             }
         }
         d.legal[lbase + area] = 1;
-        let mv = state.choose_random(pol, &mut rng);
+        let (mv, target) = choose(&mut state, &history, &mut rng);
+        let mv = if state.is_legal(mv) { mv } else { Move::Pass };
         let idx = match mv {
             Move::Place(p) => p.y as usize * n + p.x as usize,
             Move::Pass => area,
         };
         let pbase = d.policy.len();
-        d.policy.resize(pbase + area + 1, 0.0);
-        d.policy[pbase + idx] = 1.0;
+        match target {
+            Some(t) if t.len() == area + 1 => d.policy.extend_from_slice(&t),
+            _ => {
+                d.policy.resize(pbase + area + 1, 0.0);
+                d.policy[pbase + idx] = 1.0;
+            }
+        }
         d.move_number.push(state.move_number().min(u16::MAX as usize) as u16);
         movers.push(mover);
         state.play(mv).expect("chosen moves are legal");

@@ -185,6 +185,25 @@ pub fn read_shard(path: &Path) -> Result<Shard, Error> {
 /// Runs self-play into `out`: shards, optional SGF files, and `manifest.json`. Games run in
 /// parallel on the current rayon pool; `progress` shows a bar with games/s.
 pub fn run(config: &Config, out: &Path, progress: bool) -> Result<Manifest, Error> {
+    let preset: Preset = config
+        .rules
+        .parse()
+        .map_err(|e: weiqi_rules::RulesError| Error::Invalid(e.to_string()))?;
+    let rules = preset.rules().with_komi(config.komi);
+    run_with(config, out, progress, &|index| {
+        let id = game_id(config.seed, index);
+        play_game(config.size, rules, config.policy, id, id, config.max_moves, config.sgf)
+    })
+}
+
+/// [`run`] with a custom game player: `play(index)` plays game `index` (its id is
+/// `game_id(config.seed, index)`), e.g. with [`crate::play_game_with`] and a network.
+pub fn run_with(
+    config: &Config,
+    out: &Path,
+    progress: bool,
+    play: &(dyn Fn(u64) -> GameData + Sync),
+) -> Result<Manifest, Error> {
     if !(weiqi_rules::MIN_SIZE..=weiqi_rules::MAX_SIZE).contains(&config.size) {
         return Err(Error::Invalid(format!("board size {} is not in 2..=25", config.size)));
     }
@@ -252,8 +271,7 @@ pub fn run(config: &Config, out: &Path, progress: bool) -> Result<Manifest, Erro
             let games: Vec<GameData> = (first..last)
                 .into_par_iter()
                 .map(|i| {
-                    let id = game_id(config.seed, i);
-                    let g = play_game(config.size, rules, config.policy, id, id, config.max_moves, config.sgf);
+                    let g = play(i);
                     bar.inc(1);
                     g
                 })

@@ -18,6 +18,7 @@ fn config(games: u64, policy: PlayPolicy) -> Config {
         games_per_shard: 8,
         max_moves: 7 * 7 * 4,
         sgf: true,
+        player: None,
     }
 }
 

@@ -101,7 +101,14 @@ mod tests {
 
     #[test]
     fn light_beats_uniform() {
-        let r = arena(&mut RandomPlayer(Policy::Light), &mut RandomPlayer(Policy::Uniform), 40, 7, Rules::default().with_komi(0.5), 1);
+        let r = arena(
+            &mut RandomPlayer(Policy::Light),
+            &mut RandomPlayer(Policy::Uniform),
+            40,
+            7,
+            Rules::default().with_komi(0.5),
+            1,
+        );
         assert_eq!(r.a_wins + r.b_wins + r.draws, 40);
         assert!(r.a_rate > 0.6, "{r:?}");
     }

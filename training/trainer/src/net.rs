@@ -21,7 +21,11 @@ pub struct NetConfig {
 
 impl NetConfig {
     pub fn tiny(size: i64) -> NetConfig {
-        NetConfig { size, blocks: 3, channels: 32 }
+        NetConfig {
+            size,
+            blocks: 3,
+            channels: 32,
+        }
     }
 }
 
@@ -65,8 +69,15 @@ impl Net {
         let root = vs.root();
         let c = config.channels;
         let area = config.size * config.size;
-        let conv3 = nn::ConvConfig { padding: 1, bias: false, ..Default::default() };
-        let conv1 = nn::ConvConfig { bias: false, ..Default::default() };
+        let conv3 = nn::ConvConfig {
+            padding: 1,
+            bias: false,
+            ..Default::default()
+        };
+        let conv1 = nn::ConvConfig {
+            bias: false,
+            ..Default::default()
+        };
         let stem = nn::conv2d(&root / "stem", PLANES as i64, c, 3, conv3);
         let stem_bn = nn::batch_norm2d(&root / "stem_bn", c, Default::default());
         let blocks = (0..config.blocks)
@@ -102,10 +113,20 @@ impl Net {
         let b = x.size()[0];
         let mut h = x.apply(&self.stem).apply_t(&self.stem_bn, train).relu();
         for blk in &self.blocks {
-            let r = h.apply(&blk.c1).apply_t(&blk.b1, train).relu().apply(&blk.c2).apply_t(&blk.b2, train);
+            let r = h
+                .apply(&blk.c1)
+                .apply_t(&blk.b1, train)
+                .relu()
+                .apply(&blk.c2)
+                .apply_t(&blk.b2, train);
             h = (r + h).relu();
         }
-        let logits = h.apply(&self.p_conv).apply_t(&self.p_bn, train).relu().view([b, -1]).apply(&self.p_fc);
+        let logits = h
+            .apply(&self.p_conv)
+            .apply_t(&self.p_bn, train)
+            .relu()
+            .view([b, -1])
+            .apply(&self.p_fc);
         let value = h
             .apply(&self.v_conv)
             .apply_t(&self.v_bn, train)
@@ -118,7 +139,11 @@ impl Net {
             .view([b]);
         let n = self.config.size;
         let ownership = h.apply(&self.o_conv).tanh().view([b, n, n]);
-        Output { logits, value, ownership }
+        Output {
+            logits,
+            value,
+            ownership,
+        }
     }
 
     /// Saves weights as safetensors and the shape as JSON beside them (`.json`).
@@ -150,7 +175,10 @@ pub struct NetPlayer {
 
 impl NetPlayer {
     pub fn load(path: &Path) -> Result<NetPlayer, Error> {
-        Ok(NetPlayer { net: Net::load(path)?, label: format!("net:{}", path.display()) })
+        Ok(NetPlayer {
+            net: Net::load(path)?,
+            label: format!("net:{}", path.display()),
+        })
     }
 }
 
@@ -172,14 +200,25 @@ impl Player for NetPlayer {
             let mut s = state.clone();
             s.play(m).expect("legal");
             hist.push(weiqi_selfplay::cells(&s, n));
-            encode_planes(&hist, s.to_move() == Color::Black, area, &mut planes[k * PLANES * area..(k + 1) * PLANES * area]);
+            encode_planes(
+                &hist,
+                s.to_move() == Color::Black,
+                area,
+                &mut planes[k * PLANES * area..(k + 1) * PLANES * area],
+            );
             hist.pop();
         }
-        let x = Tensor::from_slice(&planes).view([moves.len() as i64, PLANES as i64, n as i64, n as i64]).to_kind(Kind::Float);
+        let x = Tensor::from_slice(&planes)
+            .view([moves.len() as i64, PLANES as i64, n as i64, n as i64])
+            .to_kind(Kind::Float);
         let out = tch::no_grad(|| self.net.forward(&x, false));
         // Children's values are from the opponent's view: negate.
         let values: Vec<f32> = Vec::<f32>::try_from(out.value.neg()).unwrap_or_default();
-        let best = values.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).map_or(0, |(i, _)| i);
+        let best = values
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or(0, |(i, _)| i);
         moves[best]
     }
     fn name(&self) -> String {

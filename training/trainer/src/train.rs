@@ -58,21 +58,37 @@ fn load_data(dirs: &[PathBuf]) -> Result<Vec<Shard>, Error> {
 /// A batch as tensors: features float, policy, legal mask, value, ownership.
 fn tensors(b: &Batch, n: i64) -> (Tensor, Tensor, Tensor, Tensor, Tensor) {
     let bs = b.value.len() as i64;
-    let f = Tensor::from_slice(b.features.as_slice().expect("contiguous")).view([bs, 17, n, n]).to_kind(Kind::Float);
+    let f = Tensor::from_slice(b.features.as_slice().expect("contiguous"))
+        .view([bs, 17, n, n])
+        .to_kind(Kind::Float);
     let p = Tensor::from_slice(b.policy.as_slice().expect("contiguous")).view([bs, n * n + 1]);
-    let l = Tensor::from_slice(b.legal.as_slice().expect("contiguous")).view([bs, n * n + 1]).to_kind(Kind::Float);
+    let l = Tensor::from_slice(b.legal.as_slice().expect("contiguous"))
+        .view([bs, n * n + 1])
+        .to_kind(Kind::Float);
     let v = Tensor::from_slice(b.value.as_slice().expect("contiguous"));
-    let o = Tensor::from_slice(b.ownership.as_slice().expect("contiguous")).view([bs, n, n]).to_kind(Kind::Float);
+    let o = Tensor::from_slice(b.ownership.as_slice().expect("contiguous"))
+        .view([bs, n, n])
+        .to_kind(Kind::Float);
     (f, p, l, v, o)
 }
 
 /// Masked policy cross-entropy, value MSE and ownership MSE for one batch.
-pub fn losses(net: &Net, f: &Tensor, p: &Tensor, l: &Tensor, v: &Tensor, o: &Tensor, train: bool) -> (Tensor, Tensor, Tensor) {
+pub fn losses(
+    net: &Net,
+    f: &Tensor,
+    p: &Tensor,
+    l: &Tensor,
+    v: &Tensor,
+    o: &Tensor,
+    train: bool,
+) -> (Tensor, Tensor, Tensor) {
     let out = net.forward(f, train);
     // Illegal moves get no probability: their logits are pushed far down.
     let logits = &out.logits + (l - 1.0) * 1e4;
     let logp = logits.log_softmax(-1, Kind::Float);
-    let policy = -(p * logp).sum_dim_intlist([1i64].as_slice(), false, Kind::Float).mean(Kind::Float);
+    let policy = -(p * logp)
+        .sum_dim_intlist([1i64].as_slice(), false, Kind::Float)
+        .mean(Kind::Float);
     let value = (out.value - v).square().mean(Kind::Float);
     let ownership = (out.ownership - o).square().mean(Kind::Float);
     (policy, value, ownership)
@@ -85,10 +101,17 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
     let n = shards[0].size() as i64;
     let mut net = match &cfg.init {
         Some(p) => Net::load(p)?,
-        None => Net::new(NetConfig { size: n, blocks: cfg.blocks, channels: cfg.channels }),
+        None => Net::new(NetConfig {
+            size: n,
+            blocks: cfg.blocks,
+            channels: cfg.channels,
+        }),
     };
     if net.config.size != n {
-        return Err(Error::Invalid(format!("the network is for {}x{}, the data {n}x{n}", net.config.size, net.config.size)));
+        return Err(Error::Invalid(format!(
+            "the network is for {}x{}, the data {n}x{n}",
+            net.config.size, net.config.size
+        )));
     }
     let mut opt = net.optimizer(cfg.lr)?;
     let mut csv = std::fs::File::create(&cfg.csv)?;
@@ -113,9 +136,22 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
             k += 1;
             step += 1;
             if step % cfg.log_every == 0 {
-                let row = Losses { step, policy: sp / k as f64, value: sv / k as f64, ownership: so / k as f64, seconds: t0.elapsed().as_secs_f64() };
-                writeln!(csv, "{},{:.1},{:.4},{:.4},{:.4}", row.step, row.seconds, row.policy, row.value, row.ownership)?;
-                eprintln!("step {:>6}  {:>6.1} s  policy {:.4}  value {:.4}  ownership {:.4}", row.step, row.seconds, row.policy, row.value, row.ownership);
+                let row = Losses {
+                    step,
+                    policy: sp / k as f64,
+                    value: sv / k as f64,
+                    ownership: so / k as f64,
+                    seconds: t0.elapsed().as_secs_f64(),
+                };
+                writeln!(
+                    csv,
+                    "{},{:.1},{:.4},{:.4},{:.4}",
+                    row.step, row.seconds, row.policy, row.value, row.ownership
+                )?;
+                eprintln!(
+                    "step {:>6}  {:>6.1} s  policy {:.4}  value {:.4}  ownership {:.4}",
+                    row.step, row.seconds, row.policy, row.value, row.ownership
+                );
                 log.push(row);
                 (sp, sv, so, k) = (0.0, 0.0, 0.0, 0);
             }

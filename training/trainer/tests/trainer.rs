@@ -32,6 +32,7 @@ fn trains_saves_loads_and_plays() {
         games_per_shard: 100,
         max_moves: 100,
         sgf: false,
+        player: None,
     };
     run(&cfg, &data, false).unwrap();
     let model = dir.join("model.safetensors");
@@ -72,6 +73,13 @@ fn trains_saves_loads_and_plays() {
 
     // The network player plays whole games of legal moves.
     let mut net = NetPlayer::load(&model).unwrap();
-    let r = arena(&mut net, &mut RandomPlayer(Policy::Uniform), 4, 5, Preset::Chinese.rules().with_komi(0.5), 9);
+    let r = arena(
+        &mut net,
+        &mut RandomPlayer(Policy::Uniform),
+        4,
+        5,
+        Preset::Chinese.rules().with_komi(0.5),
+        9,
+    );
     assert_eq!(r.a_wins + r.b_wins + r.draws, 4);
 }
