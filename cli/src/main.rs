@@ -150,6 +150,9 @@ enum Command {
         komi: f64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Random (light) plies at the start of every game, so that games differ.
+        #[arg(long, default_value_t = 4)]
+        opening: usize,
         #[arg(long)]
         json: bool,
     },
@@ -214,8 +217,9 @@ fn main() -> ExitCode {
             size,
             komi,
             seed,
+            opening,
             json,
-        } => arena(&a, &b, games, size, komi, seed, json),
+        } => arena(&a, &b, games, size, komi, seed, opening, json),
         Command::Selfplay {
             size,
             games,
@@ -328,10 +332,20 @@ fn player(spec: &str) -> anyhow::Result<Box<dyn weiqi_trainer::arena::Player>> {
     }
 }
 
-fn arena(a: &str, b: &str, games: u32, size: u8, komi: f64, seed: u64, json: bool) -> anyhow::Result<ExitCode> {
+#[allow(clippy::too_many_arguments)]
+fn arena(
+    a: &str,
+    b: &str,
+    games: u32,
+    size: u8,
+    komi: f64,
+    seed: u64,
+    opening: usize,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let (mut pa, mut pb) = (player(a)?, player(b)?);
     let rules = Preset::Chinese.rules().with_komi(komi);
-    let r = weiqi_trainer::arena::arena(pa.as_mut(), pb.as_mut(), games, size, rules, seed);
+    let r = weiqi_trainer::arena::arena(pa.as_mut(), pb.as_mut(), games, size, rules, seed, opening);
     if json {
         println!("{}", serde_json::to_string(&r)?);
     } else {

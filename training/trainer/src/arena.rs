@@ -53,8 +53,18 @@ pub fn wilson(wins: f64, n: f64) -> (f64, f64) {
 }
 
 /// Plays `games` games between `a` and `b`, alternating colours (A is Black in even
-/// games), scored by area with every stone alive.
-pub fn arena(a: &mut dyn Player, b: &mut dyn Player, games: u32, size: u8, rules: Rules, seed: u64) -> ArenaResult {
+/// games), scored by area with every stone alive. The first `opening` plies of every game
+/// are random (light policy, seeded per game): two deterministic players would otherwise
+/// replay the same two games over and over.
+pub fn arena(
+    a: &mut dyn Player,
+    b: &mut dyn Player,
+    games: u32,
+    size: u8,
+    rules: Rules,
+    seed: u64,
+    opening: usize,
+) -> ArenaResult {
     let (mut aw, mut bw, mut dr) = (0, 0, 0);
     let max_moves = size as usize * size as usize * 4;
     for g in 0..games {
@@ -64,7 +74,11 @@ pub fn arena(a: &mut dyn Player, b: &mut dyn Player, games: u32, size: u8, rules
         let a_color = if g % 2 == 0 { Color::Black } else { Color::White };
         while !state.is_over() && state.move_number() < max_moves {
             let mover: &mut dyn Player = if state.to_move() == a_color { &mut *a } else { &mut *b };
-            let mv = mover.choose(&state, &history, &mut rng);
+            let mv = if state.move_number() < opening {
+                state.clone().choose_random(Policy::Light, &mut rng)
+            } else {
+                mover.choose(&state, &history, &mut rng)
+            };
             let mv = if state.is_legal(mv) { mv } else { Move::Pass };
             state.play(mv).expect("legal");
             history.push(weiqi_selfplay::cells(&state, size as usize));
