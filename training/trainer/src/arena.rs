@@ -122,6 +122,7 @@ mod tests {
             7,
             Rules::default().with_komi(0.5),
             1,
+            0,
         );
         assert_eq!(r.a_wins + r.b_wins + r.draws, 40);
         assert!(r.a_rate > 0.6, "{r:?}");
