@@ -80,6 +80,7 @@ fn trains_saves_loads_and_plays() {
         5,
         Preset::Chinese.rules().with_komi(0.5),
         9,
+        2,
     );
     assert_eq!(r.a_wins + r.b_wins + r.draws, 4);
 }
