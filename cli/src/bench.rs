@@ -69,6 +69,37 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Runs `game(thread, index)` repeatedly on `threads` threads for `seconds`; each call
+/// plays one game and returns how many items (moves, positions) it produced. Returns
+/// (games, items, wall seconds, CPU seconds).
+fn timed_games(seconds: f64, threads: usize, game: &(dyn Fn(usize, u64) -> u64 + Sync)) -> (u64, u64, f64, f64) {
+    let deadline = Duration::from_secs_f64(seconds.max(0.0));
+    let cpu0 = cpu_time::ProcessTime::now();
+    let t0 = Instant::now();
+    let per_thread: Vec<(u64, u64)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|t| {
+                s.spawn(move || {
+                    let (mut games, mut items) = (0u64, 0u64);
+                    while t0.elapsed() < deadline {
+                        items += game(t, games);
+                        games += 1;
+                    }
+                    (games, items)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("bench thread")).collect()
+    });
+    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu0.elapsed().as_secs_f64());
+    (
+        per_thread.iter().map(|p| p.0).sum(),
+        per_thread.iter().map(|p| p.1).sum(),
+        wall,
+        cpu,
+    )
+}
+
 /// Self-play positions recorded in memory with features and targets (no disk), per CPU
 /// second: the figure to compare with other engines' observation-tensor loops.
 fn selfplay(
@@ -79,37 +110,11 @@ fn selfplay(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let rules = weiqi_rules::Rules::default();
-    let deadline = Duration::from_secs_f64(seconds.max(0.0));
-    let cpu0 = cpu_time::ProcessTime::now();
-    let t0 = Instant::now();
-    let per_thread: Vec<(u64, u64)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads.max(1))
-            .map(|t| {
-                s.spawn(move || {
-                    let (mut games, mut positions) = (0u64, 0u64);
-                    while t0.elapsed() < deadline {
-                        let id = weiqi_selfplay::game_id(t as u64, games);
-                        let g = weiqi_selfplay::play_game(
-                            size,
-                            rules,
-                            policy,
-                            id,
-                            id,
-                            size as usize * size as usize * 4,
-                            false,
-                        );
-                        positions += g.positions as u64;
-                        games += 1;
-                    }
-                    (games, positions)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("bench thread")).collect()
+    let max_moves = size as usize * size as usize * 4;
+    let (games, positions, wall, cpu) = timed_games(seconds, threads, &|t, index| {
+        let id = weiqi_selfplay::game_id(t as u64, index);
+        weiqi_selfplay::play_game(size, rules, policy, id, id, max_moves, false).positions as u64
     });
-    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu0.elapsed().as_secs_f64());
-    let games: u64 = per_thread.iter().map(|p| p.0).sum();
-    let positions: u64 = per_thread.iter().map(|p| p.1).sum();
     if json {
         println!(
             "{}",
@@ -142,31 +147,16 @@ fn playouts(
 ) -> anyhow::Result<ExitCode> {
     let proto = State::new(size, rules.rules())?;
     let cap = max_moves.unwrap_or(size as usize * size as usize * 20);
-    let deadline = Duration::from_secs_f64(seconds.max(0.0));
-    let cpu0 = cpu_time::ProcessTime::now();
-    let t0 = Instant::now();
-    let per_thread: Vec<(u64, u64)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads.max(1))
-            .map(|t| {
-                let proto = proto.clone();
-                s.spawn(move || {
-                    let mut rng = SmallRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9).wrapping_add(t as u64));
-                    let (mut games, mut moves) = (0u64, 0u64);
-                    while t0.elapsed() < deadline {
-                        let mut g = proto.clone();
-                        moves += g.play_random_game(policy, &mut rng, cap) as u64;
-                        games += 1;
-                    }
-                    (games, moves)
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().expect("bench thread")).collect()
+    let (games, moves, wall, cpu) = timed_games(seconds, threads, &|t, index| {
+        // One RNG stream per thread and game, from the seed.
+        let stream = seed
+            .wrapping_mul(0x9E37_79B9)
+            .wrapping_add(t as u64)
+            .wrapping_mul(1 << 32)
+            .wrapping_add(index);
+        let mut rng = SmallRng::seed_from_u64(stream);
+        proto.clone().play_random_game(policy, &mut rng, cap) as u64
     });
-    let wall = t0.elapsed().as_secs_f64();
-    let cpu = cpu0.elapsed().as_secs_f64();
-    let games: u64 = per_thread.iter().map(|p| p.0).sum();
-    let moves: u64 = per_thread.iter().map(|p| p.1).sum();
     if json {
         println!(
             "{}",
