@@ -521,7 +521,7 @@ async fn restart_loses_no_acknowledged_move() {
     }
     let before = state(&mut c, &g.id).await;
     let dir = srv.crash();
-    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    tokio::time::sleep(Duration::from_millis(5_000)).await;
     let srv = Server::start(dir);
     let mut c = srv.client().await;
     let after = state(&mut c, &g.id).await;
