@@ -302,18 +302,7 @@ impl State {
 
     /// Whether the player to move may play `m`, and if not, why.
     pub fn check(&self, m: Move) -> Result<(), Illegal> {
-        if self.is_over() {
-            return Err(Illegal::GameOver);
-        }
-        match m {
-            Move::Pass => Ok(()),
-            Move::Place(p) => {
-                if !self.board.contains(p) {
-                    return Err(Illegal::OffBoard);
-                }
-                self.check_index(self.board.index(p)).map(|_| ())
-            }
-        }
+        self.check_captures(m).map(|_| ())
     }
 
     /// Like [`State::check`], returning how many stones the move would capture.

@@ -80,6 +80,16 @@ impl Entry {
         }
     }
 
+    /// A game as the store holds it, folded from its events.
+    fn from_stored(sg: weiqi_store::StoredGame) -> Result<Entry, weiqi_game::Corrupt> {
+        let game = Game::from_events(&sg.events)?;
+        let mut entry = Entry::new(game, sg.events);
+        entry.host_hash = sg.host_token_hash;
+        entry.guest_hash = sg.guest_token_hash;
+        entry.requests = sg.responses.into_iter().collect();
+        Ok(entry)
+    }
+
     /// The first answer to a request: remembered, or rebuilt from the log (the events of
     /// one command are contiguous and share their time).
     fn answer_for(&self, game_id: &str, request_id: &str, actor: Actor) -> Option<pb::CommandResult> {
@@ -170,12 +180,8 @@ impl<S: EventStore> Hub<S> {
         let n = games.len();
         let now = self.time.now_ms();
         for sg in games {
-            let game = Game::from_events(&sg.events)?;
-            let mut entry = Entry::new(game, sg.events);
-            entry.host_hash = sg.host_token_hash;
-            entry.guest_hash = sg.guest_token_hash;
-            entry.requests = sg.responses.into_iter().collect();
             let id = sg.game_id.clone();
+            let entry = Entry::from_stored(sg)?;
             self.games
                 .write()
                 .expect("lock")
@@ -230,11 +236,7 @@ impl<S: EventStore> Hub<S> {
         let Some(sg) = stored else {
             return Err(Status::not_found(format!("no game {game_id:?}")));
         };
-        let game = Game::from_events(&sg.events).map_err(|e| Status::internal(e.to_string()))?;
-        let mut entry = Entry::new(game, sg.events);
-        entry.host_hash = sg.host_token_hash;
-        entry.guest_hash = sg.guest_token_hash;
-        entry.requests = sg.responses.into_iter().collect();
+        let entry = Entry::from_stored(sg).map_err(|e| Status::internal(e.to_string()))?;
         let arc = Arc::new(Mutex::new(entry));
         Ok(self
             .games
