@@ -14,6 +14,49 @@ use clap::{Parser, Subcommand};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use weiqi_rules::{Preset, Rules, State, perft};
 
+#[derive(clap::Args)]
+struct SelfplayArgs {
+    #[arg(long, default_value_t = 9)]
+    size: u8,
+    #[arg(long, default_value_t = 100)]
+    games: u64,
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// Worker threads (default: all cores); with a network, one search lane per thread.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// uniform | light | net:PATH (a trained network with PUCT search; feature `tch`).
+    #[arg(long, default_value = "light")]
+    policy: String,
+    /// PUCT simulations per move (net policies).
+    #[arg(long, default_value_t = 32)]
+    visits: u32,
+    /// Games in flight per lane: their leaf evaluations form one batch (net policies).
+    #[arg(long, default_value_t = 64)]
+    in_flight: usize,
+    /// Resign when the searched value falls below this (net policies; e.g. -0.9).
+    #[arg(long, allow_hyphen_values = true)]
+    resign_threshold: Option<f32>,
+    /// Fraction of games that never resign, to audit the threshold.
+    #[arg(long, default_value_t = 0.1)]
+    resign_audit: f64,
+    #[arg(long, default_value = "chinese")]
+    rules: Preset,
+    /// Komi (default: the preset's).
+    #[arg(long)]
+    komi: Option<f64>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also write games/<game_id>.sgf.
+    #[arg(long)]
+    sgf: bool,
+    #[arg(long, default_value_t = 256)]
+    games_per_shard: u64,
+    /// Print a JSON summary instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
 #[derive(Parser)]
 #[command(
     name = "weiqi",
@@ -74,38 +117,7 @@ enum Command {
         metrics_listen: Option<String>,
     },
     /// Plays games in parallel and writes training shards (.npz), a manifest and SGF.
-    Selfplay {
-        #[arg(long, default_value_t = 9)]
-        size: u8,
-        #[arg(long, default_value_t = 100)]
-        games: u64,
-        #[arg(long)]
-        out: std::path::PathBuf,
-        /// Worker threads (default: all cores).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// uniform | light | net:PATH (a trained network with its one-ply search; feature `tch`).
-        #[arg(long, default_value = "light")]
-        policy: String,
-        /// Search visits per move (for net policies; unused by uniform/light).
-        #[arg(long, default_value_t = 0)]
-        visits: u32,
-        #[arg(long, default_value = "chinese")]
-        rules: Preset,
-        /// Komi (default: the preset's).
-        #[arg(long)]
-        komi: Option<f64>,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Also write games/<game_id>.sgf.
-        #[arg(long)]
-        sgf: bool,
-        #[arg(long, default_value_t = 256)]
-        games_per_shard: u64,
-        /// Print a JSON summary instead of text.
-        #[arg(long)]
-        json: bool,
-    },
+    Selfplay(SelfplayArgs),
     /// Trains the policy/value network on self-play data (cargo feature `tch`).
     Train {
         /// Self-play output folders.
@@ -153,6 +165,9 @@ enum Command {
         /// Random (light) plies at the start of every game, so that games differ.
         #[arg(long, default_value_t = 4)]
         opening: usize,
+        /// PUCT simulations per move for net players.
+        #[arg(long, default_value_t = 32)]
+        visits: u32,
         #[arg(long)]
         json: bool,
     },
@@ -218,35 +233,10 @@ fn main() -> ExitCode {
             komi,
             seed,
             opening,
-            json,
-        } => arena(&a, &b, games, size, komi, seed, opening, json),
-        Command::Selfplay {
-            size,
-            games,
-            out,
-            threads,
-            policy,
             visits,
-            rules,
-            komi,
-            seed,
-            sgf,
-            games_per_shard,
             json,
-        } => selfplay(
-            size,
-            games,
-            &out,
-            threads,
-            policy,
-            visits,
-            rules,
-            komi,
-            seed,
-            sgf,
-            games_per_shard,
-            json,
-        ),
+        } => arena(&a, &b, games, size, komi, seed, opening, visits, json),
+        Command::Selfplay(args) => selfplay(args),
         Command::Serve {
             listen,
             data_dir,
@@ -271,36 +261,20 @@ fn net_selfplay(
     path: &str,
     pool: &rayon::ThreadPool,
 ) -> anyhow::Result<weiqi_selfplay::Manifest> {
-    use weiqi_trainer::arena::Player;
+    // One network per lane, one libtorch thread each: the lanes use the cores.
     tch::set_num_threads(1);
-    // One network per worker thread: evaluations batch the children of a position.
-    let players: Vec<std::sync::Mutex<weiqi_trainer::net::NetPlayer>> = (0..pool.current_num_threads())
-        .map(|_| weiqi_trainer::net::NetPlayer::load(std::path::Path::new(path)).map(std::sync::Mutex::new))
+    let nets: Vec<std::sync::Mutex<weiqi_trainer::net::Net>> = (0..pool.current_num_threads())
+        .map(|_| weiqi_trainer::net::Net::load(std::path::Path::new(path)).map(std::sync::Mutex::new))
         .collect::<Result<_, _>>()?;
-    let rules = config.rules.parse::<Preset>()?.rules().with_komi(config.komi);
-    let play = |index: u64| {
-        let me = rayon::current_thread_index().unwrap_or(0) % players.len();
-        let mut p = players[me].lock().expect("player");
-        let id = weiqi_selfplay::game_id(config.seed, index);
-        // A little randomness in the opening so the games differ.
-        weiqi_selfplay::play_game_with(
-            config.size,
-            rules,
-            id,
-            id,
-            config.max_moves,
-            config.sgf,
-            &mut |s, h, rng| {
-                use rand::Rng;
-                if s.move_number() < 4 || rng.random_range(0..10) == 0 {
-                    (s.choose_random(weiqi_rules::Policy::Light, rng), None)
-                } else {
-                    (p.choose(s, h, rng), None)
-                }
-            },
-        )
-    };
-    Ok(pool.install(|| weiqi_selfplay::run_with(config, out, progress, &play))?)
+    if let Some(net) = nets.first() {
+        let n = net.lock().map_err(|_| anyhow::anyhow!("network lock"))?.config.size;
+        anyhow::ensure!(
+            n == config.size as i64,
+            "the network is for {n}x{n}, not {0}x{0}",
+            config.size
+        );
+    }
+    Ok(pool.install(|| weiqi_selfplay::run_search(config, out, progress, &nets))?)
 }
 
 #[cfg(not(feature = "tch"))]
@@ -314,7 +288,8 @@ fn net_selfplay(
     anyhow::bail!("net:PATH players need the `tch` feature: cargo build --release -p weiqi-cli --features tch")
 }
 
-fn player(spec: &str) -> anyhow::Result<Box<dyn weiqi_trainer::arena::Player>> {
+fn player(spec: &str, visits: u32) -> anyhow::Result<Box<dyn weiqi_trainer::arena::Player>> {
+    let _ = visits; // only net players search
     match spec {
         "uniform" => Ok(Box::new(weiqi_trainer::arena::RandomPlayer(
             weiqi_rules::Policy::Uniform,
@@ -323,9 +298,10 @@ fn player(spec: &str) -> anyhow::Result<Box<dyn weiqi_trainer::arena::Player>> {
         #[cfg(feature = "tch")]
         s if s.starts_with("net:") => {
             tch::set_num_threads(1);
-            Ok(Box::new(weiqi_trainer::net::NetPlayer::load(std::path::Path::new(
-                &s[4..],
-            ))?))
+            Ok(Box::new(weiqi_trainer::net::NetPlayer::load(
+                std::path::Path::new(&s[4..]),
+                visits,
+            )?))
         }
         s if s.starts_with("net:") => anyhow::bail!("net players need the `tch` feature (cargo build --features tch)"),
         other => anyhow::bail!("unknown player {other:?} (uniform, light, net:PATH)"),
@@ -341,9 +317,10 @@ fn arena(
     komi: f64,
     seed: u64,
     opening: usize,
+    visits: u32,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let (mut pa, mut pb) = (player(a)?, player(b)?);
+    let (mut pa, mut pb) = (player(a, visits)?, player(b, visits)?);
     let rules = Preset::Chinese.rules().with_komi(komi);
     let r = weiqi_trainer::arena::arena(pa.as_mut(), pb.as_mut(), games, size, rules, seed, opening);
     if json {
@@ -424,24 +401,25 @@ fn train(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn selfplay(
-    size: u8,
-    games: u64,
-    out: &std::path::Path,
-    threads: Option<usize>,
-    policy: String,
-    visits: u32,
-    rules: Preset,
-    komi: Option<f64>,
-    seed: u64,
-    sgf: bool,
-    games_per_shard: u64,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
-    if visits > 0 {
-        eprintln!("note: --visits is not used yet: network players search one ply, fully");
-    }
+fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
+    let SelfplayArgs {
+        size,
+        games,
+        out,
+        threads,
+        policy,
+        visits,
+        in_flight,
+        resign_threshold,
+        resign_audit,
+        rules,
+        komi,
+        seed,
+        sgf,
+        games_per_shard,
+        json,
+    } = args;
+    let out = out.as_path();
     let net = policy.strip_prefix("net:").map(String::from);
     let player_name = net.as_ref().map(|p| format!("net:{p}"));
     let policy: weiqi_selfplay::PlayPolicy = if net.is_some() {
@@ -449,6 +427,16 @@ fn selfplay(
     } else {
         policy.parse().map_err(|e: String| anyhow::anyhow!(e))?
     };
+    anyhow::ensure!(
+        (0.0..=1.0).contains(&resign_audit),
+        "--resign-audit is a fraction in 0..1"
+    );
+    let search = net.as_ref().map(|_| weiqi_selfplay::SearchConfig {
+        in_flight: in_flight.max(1),
+        resign_threshold,
+        resign_audit,
+        ..weiqi_selfplay::SearchConfig::for_size(size, visits)
+    });
     let config = weiqi_selfplay::Config {
         size,
         games,
@@ -460,6 +448,7 @@ fn selfplay(
         max_moves: size as usize * size as usize * 4,
         sgf,
         player: player_name,
+        search,
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
@@ -477,6 +466,8 @@ fn selfplay(
         "games_per_s": manifest.games as f64 / wall, "positions_per_s": manifest.positions as f64 / wall,
         "positions_per_cpu_s": manifest.positions as f64 / cpu,
         "black_wins": manifest.black_wins, "white_wins": manifest.white_wins, "draws": manifest.draws,
+        "resigned": manifest.resigned, "resign_audit_games": manifest.resign_audit_games,
+        "false_resigns": manifest.false_resigns,
     });
     if json {
         println!("{summary}");

@@ -165,7 +165,7 @@ fn selfplay_writes_shards_manifest_and_sgf() {
     assert_eq!(v["shards"], 2);
     assert!(v["positions_per_cpu_s"].as_f64().unwrap() > 0.0);
     let manifest: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["schema_version"], 1);
+    assert_eq!(manifest["schema_version"], 2);
     assert_eq!(manifest["shards"][0]["file"], "shard-00000.npz");
     assert_eq!(std::fs::read_dir(dir.join("games")).unwrap().count(), 6);
     let (code, _, err) = weiqi(&[

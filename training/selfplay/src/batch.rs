@@ -28,6 +28,8 @@ pub struct Batch {
     pub value: Array1<f32>,
     pub ownership: Array3<i8>,
     pub score: Array1<f32>,
+    /// 1 where `ownership` and `score` are a scored result (0 after a resignation).
+    pub scored: Array1<u8>,
 }
 
 /// Shuffled batches over all positions of some shards, each sample under a random board
@@ -85,6 +87,7 @@ impl Iterator for Batches<'_> {
             value: Array1::zeros(b),
             ownership: Array3::zeros((b, n, n)),
             score: Array1::zeros(b),
+            scored: Array1::zeros(b),
         };
         for (k, &(s, i)) in take.iter().enumerate() {
             let sh = &self.shards[s];
@@ -113,6 +116,7 @@ impl Iterator for Batches<'_> {
             out.legal[[k, area]] = sh.legal[[i, area]];
             out.value[k] = sh.value[i];
             out.score[k] = sh.score[i];
+            out.scored[k] = sh.scored[i];
         }
         Some(out)
     }

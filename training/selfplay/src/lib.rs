@@ -11,19 +11,32 @@
 //! [n, N*N+1], `value` f32 [n] (final outcome from the mover's view: 1, -1, 0),
 //! `ownership` i8 [n, N, N] (final area owner from the mover's view), `score` f32 [n]
 //! (final margin from the mover's view, komi included), `game_id` u64 [n],
-//! `move_number` u16 [n]. Games end by two passes and are scored by area with every stone
-//! alive (Tromp-Taylor), which is what random play converges to.
+//! `move_number` u16 [n], `scored` u8 [n] (1 when the game ended by two passes and
+//! `ownership`/`score` are its scored result; 0 after a resignation, when they are the area
+//! count at resignation and a trainer should mask them). Games end by two passes and are
+//! scored by area with every stone alive (Tromp-Taylor), which is what random play and
+//! self-play converge to; with a search, a player may resign by value threshold.
+//!
+//! With a network, [`play_games`] runs PUCT search ([`SearchConfig`]: visits, Dirichlet
+//! noise at the root, visit counts as the policy target) over many games in flight, and
+//! sends the leaves of all of them to the [`Evaluator`] as one batch.
 
 mod batch;
 mod play;
+mod search;
 mod shard;
+#[cfg(feature = "tch")]
+mod tensors;
 
 pub use batch::{Batch, Batches, symmetry_permutation};
-pub use play::{Chooser, GameData, PlayPolicy, cells, encode_planes, play_game, play_game_with};
-pub use shard::{Manifest, Shard, ShardInfo, read_shard, run, run_with, write_shard};
+pub use play::{Chooser, GameData, PlayPolicy, cells, encode_planes, move_index, play_game, play_game_with};
+pub use search::{Eval, Evaluator, Leaf, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search};
+pub use shard::{Manifest, Shard, ShardInfo, read_shard, run, run_search, run_with, write_shard};
+#[cfg(feature = "tch")]
+pub use tensors::TensorBatch;
 
-/// Version of the shard layout described above.
-pub const SCHEMA_VERSION: u32 = 1;
+/// Version of the shard layout described above (2 added `scored`).
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Feature planes per position.
 pub const PLANES: usize = 17;
@@ -47,6 +60,9 @@ pub struct Config {
     /// A custom player that chose the moves instead of `policy` (e.g. `net:PATH`).
     #[serde(default)]
     pub player: Option<String>,
+    /// The search the player used, if any.
+    #[serde(default)]
+    pub search: Option<SearchConfig>,
 }
 
 /// Self-play failures.

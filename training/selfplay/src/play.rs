@@ -45,8 +45,20 @@ pub struct GameData {
     pub move_number: Vec<u16>,
     /// The record, when asked for.
     pub sgf: Option<String>,
-    /// White minus Black at the end (komi included).
+    /// White minus Black at the end (komi included; at resignation for resigned games).
     pub white_minus_black: f64,
+    /// The winner (None for a draw).
+    pub winner: Option<Color>,
+    /// Who resigned, if the game ended by resignation.
+    pub resigned: Option<Color>,
+    /// Whether the game ended by two passes (or the move cap) and was scored: `ownership`
+    /// and `score` are then the scored result.
+    pub scored: bool,
+    /// In the no-resign audit set: the game was played out whatever the value said.
+    pub resign_audit: bool,
+    /// An audit game in which a player fell below the resignation threshold and then did
+    /// not lose (a resignation would have been wrong).
+    pub false_resign: bool,
 }
 
 /// Writes the 17 AlphaGo Zero planes for the player to move into `out`
@@ -108,91 +120,167 @@ pub fn play_game_with(
     sgf: bool,
     choose: &mut Chooser<'_>,
 ) -> GameData {
-    let n = size as usize;
-    let area = n * n;
     let mut state = State::new(size, rules).expect("size checked by the caller");
-    state.reserve(max_moves.min(4 * area));
+    state.reserve(max_moves.min(4 * size as usize * size as usize));
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut history: Vec<Vec<u8>> = vec![cells(&state, n)];
-    let mut d = GameData {
-        game_id,
-        ..GameData::default()
-    };
-    // Room for a typical game, so the buffers rarely grow.
-    let expect = area + area / 2;
-    d.features.reserve(expect * PLANES * area);
-    d.legal.reserve(expect * (area + 1));
-    d.policy.reserve(expect * (area + 1));
-    let mut movers: Vec<Color> = Vec::new();
+    let mut rec = Recorder::new(&state, game_id);
     while !state.is_over() && state.move_number() < max_moves {
-        let mover = state.to_move();
+        rec.begin(&state);
+        let (mv, target) = choose(&mut state, rec.history(), &mut rng);
+        let mv = if state.is_legal(mv) { mv } else { Move::Pass };
+        rec.end(&state, mv, target.as_deref());
+        state.play(mv).expect("chosen moves are legal");
+        rec.push(&state);
+    }
+    rec.finish(&state, None, sgf)
+}
+
+/// Records one game's positions and targets: features and legal moves before each move,
+/// the policy target, and at the end the outcome from every mover's view.
+pub(crate) struct Recorder {
+    d: GameData,
+    /// The last 8 boards, current last.
+    history: Vec<Vec<u8>>,
+    movers: Vec<Color>,
+    n: usize,
+}
+
+impl Recorder {
+    pub(crate) fn new(state: &State, game_id: u64) -> Recorder {
+        let n = state.board().width() as usize;
+        let area = n * n;
+        let mut d = GameData {
+            game_id,
+            ..GameData::default()
+        };
+        // Room for a typical game, so the buffers rarely grow.
+        let expect = area + area / 2;
+        d.features.reserve(expect * PLANES * area);
+        d.legal.reserve(expect * (area + 1));
+        d.policy.reserve(expect * (area + 1));
+        Recorder {
+            d,
+            history: vec![cells(state, n)],
+            movers: Vec::new(),
+            n,
+        }
+    }
+
+    /// The last boards (up to 8), current last.
+    pub(crate) fn history(&self) -> &[Vec<u8>] {
+        &self.history
+    }
+
+    /// Features and legal moves of the position about to be played from.
+    pub(crate) fn begin(&mut self, state: &State) {
+        let area = self.n * self.n;
         // Features: 8 positions of mine, 8 of theirs, newest first; then colour to move.
-        let base = d.features.len();
-        d.features.resize(base + PLANES * area, 0);
-        encode_planes(&history, mover == Color::Black, area, &mut d.features[base..]);
+        let base = self.d.features.len();
+        self.d.features.resize(base + PLANES * area, 0);
+        encode_planes(
+            &self.history,
+            state.to_move() == Color::Black,
+            area,
+            &mut self.d.features[base..],
+        );
         // Legal moves (pass always).
-        let lbase = d.legal.len();
-        d.legal.resize(lbase + area + 1, 0);
-        let current = history.last().expect("start position");
+        let lbase = self.d.legal.len();
+        self.d.legal.resize(lbase + area + 1, 0);
+        let current = self.history.last().expect("start position");
         for (i, p) in state.board().points().enumerate() {
             if current[i] == 0 && state.is_legal(Move::Place(p)) {
-                d.legal[lbase + i] = 1;
+                self.d.legal[lbase + i] = 1;
             }
         }
-        d.legal[lbase + area] = 1;
-        let (mv, target) = choose(&mut state, &history, &mut rng);
-        let mv = if state.is_legal(mv) { mv } else { Move::Pass };
-        let idx = match mv {
-            Move::Place(p) => p.y as usize * n + p.x as usize,
-            Move::Pass => area,
-        };
-        let pbase = d.policy.len();
+        self.d.legal[lbase + area] = 1;
+    }
+
+    /// The move chosen in the position of the last [`Recorder::begin`] and its policy
+    /// target (one-hot of the move when `None`).
+    pub(crate) fn end(&mut self, state: &State, mv: Move, target: Option<&[f32]>) {
+        let area = self.n * self.n;
+        let pbase = self.d.policy.len();
         match target {
-            Some(t) if t.len() == area + 1 => d.policy.extend_from_slice(&t),
+            Some(t) if t.len() == area + 1 => self.d.policy.extend_from_slice(t),
             _ => {
-                d.policy.resize(pbase + area + 1, 0.0);
-                d.policy[pbase + idx] = 1.0;
+                self.d.policy.resize(pbase + area + 1, 0.0);
+                self.d.policy[pbase + move_index(mv, self.n)] = 1.0;
             }
         }
-        d.move_number.push(state.move_number().min(u16::MAX as usize) as u16);
-        movers.push(mover);
-        state.play(mv).expect("chosen moves are legal");
-        history.push(cells(&state, n));
-        if history.len() > 8 {
-            history.remove(0);
+        self.d
+            .move_number
+            .push(state.move_number().min(u16::MAX as usize) as u16);
+        self.movers.push(state.to_move());
+    }
+
+    /// The board after the move.
+    pub(crate) fn push(&mut self, state: &State) {
+        self.history.push(cells(state, self.n));
+        if self.history.len() > 8 {
+            self.history.remove(0);
         }
     }
-    // Targets from the final position: area, every stone alive.
-    let final_board = state.board();
-    let white_minus_black = state.tromp_taylor_score().white_minus_black;
-    let reach_owner: Vec<i8> = ownership(final_board);
-    for &mover in &movers {
-        let sign: f64 = if mover == Color::White { 1.0 } else { -1.0 };
-        let margin = sign * white_minus_black;
-        d.value.push(if margin > 0.0 {
-            1.0
-        } else if margin < 0.0 {
-            -1.0
-        } else {
-            0.0
-        });
-        d.score.push(margin as f32);
-        let s = if mover == Color::Black { 1 } else { -1 };
-        d.ownership.extend(reach_owner.iter().map(|&o| o * s));
+
+    /// Targets from the final position, scored by area with every stone alive; or, when
+    /// `resigned` names the player who resigned, the win goes to the other and `ownership`
+    /// and `score` are the area count at resignation, marked `scored` = 0.
+    pub(crate) fn finish(mut self, state: &State, resigned: Option<Color>, sgf: bool) -> GameData {
+        let d = &mut self.d;
+        let white_minus_black = state.tromp_taylor_score().white_minus_black;
+        let owner: Vec<i8> = ownership(state.board());
+        let winner_sign = |mover: Color| -> f32 {
+            match resigned {
+                Some(loser) if loser == mover => -1.0,
+                Some(_) => 1.0,
+                None => {
+                    let margin = if mover == Color::White { 1.0 } else { -1.0 } * white_minus_black;
+                    if margin > 0.0 {
+                        1.0
+                    } else if margin < 0.0 {
+                        -1.0
+                    } else {
+                        0.0
+                    }
+                }
+            }
+        };
+        for &mover in &self.movers {
+            let sign: f64 = if mover == Color::White { 1.0 } else { -1.0 };
+            d.value.push(winner_sign(mover));
+            d.score.push((sign * white_minus_black) as f32);
+            let s = if mover == Color::Black { 1 } else { -1 };
+            d.ownership.extend(owner.iter().map(|&o| o * s));
+        }
+        d.scored = resigned.is_none();
+        d.winner = match resigned {
+            Some(loser) => Some(loser.opponent()),
+            None => weiqi_rules::Outcome::from_white_minus_black(white_minus_black).winner(),
+        };
+        d.positions = self.movers.len();
+        d.white_minus_black = white_minus_black;
+        d.resigned = resigned;
+        if sgf {
+            let mut rec = GameRecord::from_state(state);
+            rec.result = Some(match resigned {
+                Some(Color::Black) => "W+R".to_string(),
+                Some(Color::White) => "B+R".to_string(),
+                None => weiqi_rules::Outcome::from_white_minus_black(white_minus_black)
+                    .to_string()
+                    .replace("Draw", "0"),
+            });
+            rec.comment = Some(format!("weiqi self-play, game {:016x}", d.game_id));
+            d.sgf = Some(rec.to_sgf());
+        }
+        self.d
     }
-    d.positions = movers.len();
-    d.white_minus_black = white_minus_black;
-    if sgf {
-        let mut rec = GameRecord::from_state(&state);
-        rec.result = Some(
-            weiqi_rules::Outcome::from_white_minus_black(white_minus_black)
-                .to_string()
-                .replace("Draw", "0"),
-        );
-        rec.comment = Some(format!("weiqi self-play, game {game_id:016x}"));
-        d.sgf = Some(rec.to_sgf());
+}
+
+/// Index of a move in the N*N+1 policy vector (pass last).
+pub fn move_index(mv: Move, n: usize) -> usize {
+    match mv {
+        Move::Place(p) => p.y as usize * n + p.x as usize,
+        Move::Pass => n * n,
     }
-    d
 }
 
 /// Area owner of every point (+1 Black, -1 White, 0 neutral), every stone alive.

@@ -11,7 +11,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use weiqi_rules::Preset;
 
+use std::sync::Mutex;
+
 use crate::play::{GameData, play_game};
+use crate::search::{Evaluator, play_games};
 use crate::{Config, Error, PLANES, SCHEMA_VERSION, game_id};
 
 /// One shard's entry in the manifest.
@@ -36,6 +39,15 @@ pub struct Manifest {
     pub black_wins: u64,
     pub white_wins: u64,
     pub draws: u64,
+    /// Games that ended by resignation.
+    #[serde(default)]
+    pub resigned: u64,
+    /// Games in the no-resign audit set, and those of them where a player fell below the
+    /// resignation threshold and did not lose (resigning would have been wrong).
+    #[serde(default)]
+    pub resign_audit_games: u64,
+    #[serde(default)]
+    pub false_resigns: u64,
     pub shards: Vec<ShardInfo>,
 }
 
@@ -50,6 +62,7 @@ pub struct Shard {
     pub score: Array1<f32>,
     pub game_id: Array1<u64>,
     pub move_number: Array1<u16>,
+    pub scored: Array1<u8>,
 }
 
 impl Shard {
@@ -163,6 +176,9 @@ pub fn write_shard(path: &Path, size: usize, games: &[GameData]) -> Result<u64, 
     entry(&mut zip, "move_number", "<u2", &[n], &mut |sink| {
         games.iter().try_for_each(|g| numbers(&mut buf2, &g.move_number, sink))
     })?;
+    entry(&mut zip, "scored", "|u1", &[n], &mut |sink| {
+        games.iter().try_for_each(|g| sink(&vec![g.scored as u8; g.positions]))
+    })?;
     zip.finish().map_err(npz_err)?.flush()?;
     Ok(n as u64)
 }
@@ -179,17 +195,14 @@ pub fn read_shard(path: &Path) -> Result<Shard, Error> {
         score: npz.by_name("score").map_err(npz_err)?,
         game_id: npz.by_name("game_id").map_err(npz_err)?,
         move_number: npz.by_name("move_number").map_err(npz_err)?,
+        scored: npz.by_name("scored").map_err(npz_err)?,
     })
 }
 
 /// Runs self-play into `out`: shards, optional SGF files, and `manifest.json`. Games run in
 /// parallel on the current rayon pool; `progress` shows a bar with games/s.
 pub fn run(config: &Config, out: &Path, progress: bool) -> Result<Manifest, Error> {
-    let preset: Preset = config
-        .rules
-        .parse()
-        .map_err(|e: weiqi_rules::RulesError| Error::Invalid(e.to_string()))?;
-    let rules = preset.rules().with_komi(config.komi);
+    let rules = rules_of(config)?;
     run_with(config, out, progress, &|index| {
         let id = game_id(config.seed, index);
         play_game(config.size, rules, config.policy, id, id, config.max_moves, config.sgf)
@@ -197,21 +210,82 @@ pub fn run(config: &Config, out: &Path, progress: bool) -> Result<Manifest, Erro
 }
 
 /// [`run`] with a custom game player: `play(index)` plays game `index` (its id is
-/// `game_id(config.seed, index)`), e.g. with [`crate::play_game_with`] and a network.
+/// `game_id(config.seed, index)`), e.g. with [`crate::play_game_with`] and a bot.
 pub fn run_with(
     config: &Config,
     out: &Path,
     progress: bool,
     play: &(dyn Fn(u64) -> GameData + Sync),
 ) -> Result<Manifest, Error> {
-    if !(weiqi_rules::MIN_SIZE..=weiqi_rules::MAX_SIZE).contains(&config.size) {
-        return Err(Error::Invalid(format!("board size {} is not in 2..=25", config.size)));
+    run_shards(config, out, progress, &|range, tick| {
+        range
+            .into_par_iter()
+            .map(|i| {
+                let g = play(i);
+                tick();
+                g
+            })
+            .collect()
+    })
+}
+
+/// [`run`] with PUCT search (`config.search`) and one evaluator per lane: each shard's
+/// games are split into as many lanes as there are evaluators, the lanes run in parallel
+/// on the rayon pool, and each lane batches the leaves of its games in flight. The same
+/// seed, settings and number of evaluators give the same games.
+pub fn run_search<E: Evaluator + Send>(
+    config: &Config,
+    out: &Path,
+    progress: bool,
+    evaluators: &[Mutex<E>],
+) -> Result<Manifest, Error> {
+    let search = config
+        .search
+        .ok_or_else(|| Error::Invalid("run_search needs config.search".into()))?;
+    if evaluators.is_empty() {
+        return Err(Error::Invalid("run_search needs at least one evaluator".into()));
     }
+    let rules = rules_of(config)?;
+    run_shards(config, out, progress, &|range, tick| {
+        let ids: Vec<u64> = range.map(|i| game_id(config.seed, i)).collect();
+        let lane = ids.len().div_ceil(evaluators.len()).max(1);
+        let parts: Vec<Vec<GameData>> = ids
+            .par_chunks(lane)
+            .zip(evaluators.par_iter())
+            .map(|(ids, ev)| {
+                let mut ev = ev.lock().unwrap_or_else(|e| e.into_inner());
+                play_games(
+                    ids,
+                    config.size,
+                    rules,
+                    &search,
+                    config.max_moves,
+                    config.sgf,
+                    &mut *ev,
+                    tick,
+                )
+            })
+            .collect();
+        parts.into_iter().flatten().collect()
+    })
+}
+
+fn rules_of(config: &Config) -> Result<weiqi_rules::Rules, Error> {
     let preset: Preset = config
         .rules
         .parse()
         .map_err(|e: weiqi_rules::RulesError| Error::Invalid(e.to_string()))?;
-    let rules = preset.rules().with_komi(config.komi);
+    Ok(preset.rules().with_komi(config.komi))
+}
+
+/// Plays the games of one shard (a range of indices), calling `tick` as each ends.
+type ShardProducer<'a> = dyn Fn(std::ops::Range<u64>, &(dyn Fn() + Sync)) -> Vec<GameData> + Sync + 'a;
+
+fn run_shards(config: &Config, out: &Path, progress: bool, produce: &ShardProducer<'_>) -> Result<Manifest, Error> {
+    if !(weiqi_rules::MIN_SIZE..=weiqi_rules::MAX_SIZE).contains(&config.size) {
+        return Err(Error::Invalid(format!("board size {} is not in 2..=25", config.size)));
+    }
+    let rules = rules_of(config)?;
     rules.validate().map_err(|e| Error::Invalid(e.to_string()))?;
     if config.games_per_shard == 0 {
         return Err(Error::Invalid("games per shard must be at least 1".into()));
@@ -244,6 +318,9 @@ pub fn run_with(
         black_wins: 0,
         white_wins: 0,
         draws: 0,
+        resigned: 0,
+        resign_audit_games: 0,
+        false_resigns: 0,
         shards: Vec::new(),
     };
     let shards = config.games.div_ceil(config.games_per_shard);
@@ -268,19 +345,15 @@ pub fn run_with(
         for k in 0..shards {
             let first = k * config.games_per_shard;
             let last = (first + config.games_per_shard).min(config.games);
-            let games: Vec<GameData> = (first..last)
-                .into_par_iter()
-                .map(|i| {
-                    let g = play(i);
-                    bar.inc(1);
-                    g
-                })
-                .collect();
+            let games: Vec<GameData> = produce(first..last, &|| bar.inc(1));
             for g in &games {
-                match g.white_minus_black.partial_cmp(&0.0) {
-                    Some(std::cmp::Ordering::Greater) => manifest.white_wins += 1,
-                    Some(std::cmp::Ordering::Less) => manifest.black_wins += 1,
-                    _ => manifest.draws += 1,
+                manifest.resigned += g.resigned.is_some() as u64;
+                manifest.resign_audit_games += g.resign_audit as u64;
+                manifest.false_resigns += g.false_resign as u64;
+                match g.winner {
+                    Some(weiqi_rules::Color::White) => manifest.white_wins += 1,
+                    Some(weiqi_rules::Color::Black) => manifest.black_wins += 1,
+                    None => manifest.draws += 1,
                 }
             }
             if tx.send((k, games)).is_err() {

@@ -19,6 +19,7 @@ fn config(games: u64, policy: PlayPolicy) -> Config {
         max_moves: 7 * 7 * 4,
         sgf: true,
         player: None,
+        search: None,
     }
 }
 
@@ -89,6 +90,7 @@ fn games_are_legal_and_targets_agree() {
                 assert_eq!(o == 1, c == mover);
             }
             assert!((sh.move_number[i] as usize) < *moves);
+            assert_eq!(sh.scored[i], 1, "games end by two passes");
             // The move played is legal, and one-hot.
             let played: Vec<usize> = (0..50).filter(|&j| sh.policy[[i, j]] == 1.0).collect();
             assert_eq!(played.len(), 1);
@@ -188,14 +190,14 @@ fn numpy_reads_the_shards() {
 import json, sys, numpy as np
 d = sys.argv[1]
 m = json.load(open(d + "/manifest.json"))
-assert m["schema_version"] == 1
+assert m["schema_version"] == 2
 n = 7
 for s in m["shards"]:
     z = np.load(d + "/" + s["file"])
     k = s["positions"]
     want = {"features": ("uint8", (k, 17, n, n)), "policy": ("float32", (k, n*n+1)), "legal": ("uint8", (k, n*n+1)),
             "value": ("float32", (k,)), "ownership": ("int8", (k, n, n)), "score": ("float32", (k,)),
-            "game_id": ("uint64", (k,)), "move_number": ("uint16", (k,))}
+            "game_id": ("uint64", (k,)), "move_number": ("uint16", (k,)), "scored": ("uint8", (k,))}
     for name, (dt, shape) in want.items():
         a = z[name]
         assert str(a.dtype) == dt and a.shape == shape, (name, a.dtype, a.shape)

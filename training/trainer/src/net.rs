@@ -5,8 +5,8 @@ use std::path::Path;
 use rand::rngs::SmallRng;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
-use weiqi_rules::{Color, Move, State};
-use weiqi_selfplay::{PLANES, encode_planes};
+use weiqi_rules::{Move, State};
+use weiqi_selfplay::{Eval, Evaluator, PLANES, SearchConfig, search};
 
 use crate::Error;
 use crate::arena::Player;
@@ -165,61 +165,53 @@ impl Net {
     }
 }
 
-/// Plays with the network and a small search: every legal move's resulting position is
-/// evaluated by the value head in one batch (a full-width one-ply search) and the best
-/// one is played.
+impl Evaluator for Net {
+    /// One forward pass for the whole batch, in evaluation mode.
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval> {
+        let n = self.config.size;
+        let area = (n * n) as usize;
+        if batch == 0 {
+            return Vec::new();
+        }
+        let x = Tensor::from_slice(features)
+            .view([batch as i64, PLANES as i64, n, n])
+            .to_kind(Kind::Float);
+        let out = tch::no_grad(|| self.forward(&x, false));
+        let logits: Vec<f32> = Vec::<f32>::try_from(out.logits.contiguous().view([-1])).unwrap_or_default();
+        let values: Vec<f32> = Vec::<f32>::try_from(out.value.contiguous()).unwrap_or_default();
+        (0..batch)
+            .map(|b| Eval {
+                logits: logits
+                    .get(b * (area + 1)..(b + 1) * (area + 1))
+                    .map_or_else(|| vec![0.0; area + 1], <[f32]>::to_vec),
+                value: values.get(b).copied().unwrap_or(0.0),
+            })
+            .collect()
+    }
+}
+
+/// Plays with the network and PUCT search (`visits` simulations, one evaluation each;
+/// no noise, the most visited move).
 pub struct NetPlayer {
     pub net: Net,
+    pub search: SearchConfig,
     pub label: String,
 }
 
 impl NetPlayer {
-    pub fn load(path: &Path) -> Result<NetPlayer, Error> {
+    pub fn load(path: &Path, visits: u32) -> Result<NetPlayer, Error> {
+        let net = Net::load(path)?;
         Ok(NetPlayer {
-            net: Net::load(path)?,
-            label: format!("net:{}", path.display()),
+            search: SearchConfig::for_play(net.config.size as u8, visits),
+            net,
+            label: format!("net:{}@{visits}", path.display()),
         })
     }
 }
 
 impl Player for NetPlayer {
-    fn choose(&mut self, state: &State, history: &[Vec<u8>], _rng: &mut SmallRng) -> Move {
-        let n = self.net.config.size as usize;
-        let area = n * n;
-        let mut moves: Vec<Move> = state.legal_moves();
-        if moves.len() <= 1 {
-            return Move::Pass;
-        }
-        // Passing early is rarely best; keep it only when few moves remain.
-        if moves.len() > 4 {
-            moves.retain(|m| *m != Move::Pass);
-        }
-        let mut planes = vec![0u8; moves.len() * PLANES * area];
-        let mut hist: Vec<Vec<u8>> = history.iter().rev().take(7).rev().cloned().collect();
-        for (k, &m) in moves.iter().enumerate() {
-            let mut s = state.clone();
-            s.play(m).expect("legal");
-            hist.push(weiqi_selfplay::cells(&s, n));
-            encode_planes(
-                &hist,
-                s.to_move() == Color::Black,
-                area,
-                &mut planes[k * PLANES * area..(k + 1) * PLANES * area],
-            );
-            hist.pop();
-        }
-        let x = Tensor::from_slice(&planes)
-            .view([moves.len() as i64, PLANES as i64, n as i64, n as i64])
-            .to_kind(Kind::Float);
-        let out = tch::no_grad(|| self.net.forward(&x, false));
-        // Children's values are from the opponent's view: negate.
-        let values: Vec<f32> = Vec::<f32>::try_from(out.value.neg()).unwrap_or_default();
-        let best = values
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.total_cmp(b.1))
-            .map_or(0, |(i, _)| i);
-        moves[best]
+    fn choose(&mut self, state: &State, history: &[Vec<u8>], rng: &mut SmallRng) -> Move {
+        search(state, history, &self.search, &mut self.net, rng).mv
     }
     fn name(&self) -> String {
         self.label.clone()

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use tch::{Kind, Tensor};
-use weiqi_selfplay::{Batch, Batches, Manifest, Shard, read_shard};
+use weiqi_selfplay::{Batches, Manifest, Shard, TensorBatch, read_shard};
 
 use crate::Error;
 use crate::net::{Net, NetConfig};
@@ -55,42 +55,21 @@ fn load_data(dirs: &[PathBuf]) -> Result<Vec<Shard>, Error> {
     Ok(shards)
 }
 
-/// A batch as tensors: features float, policy, legal mask, value, ownership.
-fn tensors(b: &Batch, n: i64) -> (Tensor, Tensor, Tensor, Tensor, Tensor) {
-    let bs = b.value.len() as i64;
-    let f = Tensor::from_slice(b.features.as_slice().expect("contiguous"))
-        .view([bs, 17, n, n])
-        .to_kind(Kind::Float);
-    let p = Tensor::from_slice(b.policy.as_slice().expect("contiguous")).view([bs, n * n + 1]);
-    let l = Tensor::from_slice(b.legal.as_slice().expect("contiguous"))
-        .view([bs, n * n + 1])
-        .to_kind(Kind::Float);
-    let v = Tensor::from_slice(b.value.as_slice().expect("contiguous"));
-    let o = Tensor::from_slice(b.ownership.as_slice().expect("contiguous"))
-        .view([bs, n, n])
-        .to_kind(Kind::Float);
-    (f, p, l, v, o)
-}
-
-/// Masked policy cross-entropy, value MSE and ownership MSE for one batch.
-pub fn losses(
-    net: &Net,
-    f: &Tensor,
-    p: &Tensor,
-    l: &Tensor,
-    v: &Tensor,
-    o: &Tensor,
-    train: bool,
-) -> (Tensor, Tensor, Tensor) {
-    let out = net.forward(f, train);
+/// Masked policy cross-entropy, value MSE and ownership MSE for one batch; ownership
+/// counts only for positions of scored games (not resigned ones).
+pub fn losses(net: &Net, b: &TensorBatch, train: bool) -> (Tensor, Tensor, Tensor) {
+    let out = net.forward(&b.features, train);
     // Illegal moves get no probability: their logits are pushed far down.
-    let logits = &out.logits + (l - 1.0) * 1e4;
+    let logits = &out.logits + (&b.legal - 1.0) * 1e4;
     let logp = logits.log_softmax(-1, Kind::Float);
-    let policy = -(p * logp)
+    let policy = -(&b.policy * logp)
         .sum_dim_intlist([1i64].as_slice(), false, Kind::Float)
         .mean(Kind::Float);
-    let value = (out.value - v).square().mean(Kind::Float);
-    let ownership = (out.ownership - o).square().mean(Kind::Float);
+    let value = (out.value - &b.value).square().mean(Kind::Float);
+    let per_position = (out.ownership - &b.ownership)
+        .square()
+        .mean_dim([1i64, 2].as_slice(), false, Kind::Float);
+    let ownership = (per_position * &b.scored).sum(Kind::Float) / b.scored.sum(Kind::Float).clamp_min(1.0);
     (policy, value, ownership)
 }
 
@@ -126,8 +105,7 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
             if step >= cfg.steps || t0.elapsed().as_secs_f64() > cfg.max_seconds {
                 break 'outer;
             }
-            let (f, p, l, v, o) = tensors(&batch, n);
-            let (pl, vl, ol) = losses(&net, &f, &p, &l, &v, &o, true);
+            let (pl, vl, ol) = losses(&net, &batch.to_tensors(), true);
             let loss = &pl + &vl + 0.5 * &ol;
             opt.backward_step(&loss);
             sp += pl.double_value(&[]);
@@ -167,12 +145,10 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
 pub fn evaluate(model: &Path, data: &[PathBuf], batch: usize) -> Result<(f64, f64, f64), Error> {
     let net = Net::load(model)?;
     let shards = load_data(data)?;
-    let n = shards[0].size() as i64;
     let (mut sp, mut sv, mut so, mut k) = (0.0, 0.0, 0.0, 0);
     tch::no_grad(|| {
         for b in Batches::new(&shards, batch, 0, false) {
-            let (f, p, l, v, o) = tensors(&b, n);
-            let (pl, vl, ol) = losses(&net, &f, &p, &l, &v, &o, false);
+            let (pl, vl, ol) = losses(&net, &b.to_tensors(), false);
             sp += pl.double_value(&[]);
             sv += vl.double_value(&[]);
             so += ol.double_value(&[]);

@@ -4,10 +4,13 @@
 
 use std::path::PathBuf;
 
+use std::sync::Mutex;
 use weiqi_rules::{Policy, Preset};
 use weiqi_selfplay::{Config, PlayPolicy, run};
 use weiqi_trainer::arena::{RandomPlayer, arena};
-use weiqi_trainer::net::NetPlayer;
+
+use weiqi_selfplay::{SearchConfig, read_shard, run_search};
+use weiqi_trainer::net::{Net, NetPlayer};
 use weiqi_trainer::train::{TrainConfig, evaluate, train};
 
 fn tmp(name: &str) -> PathBuf {
@@ -33,6 +36,7 @@ fn trains_saves_loads_and_plays() {
         max_moves: 100,
         sgf: false,
         player: None,
+        search: None,
     };
     run(&cfg, &data, false).unwrap();
     let model = dir.join("model.safetensors");
@@ -72,7 +76,7 @@ fn trains_saves_loads_and_plays() {
     assert_eq!(a, b);
 
     // The network player plays whole games of legal moves.
-    let mut net = NetPlayer::load(&model).unwrap();
+    let mut net = NetPlayer::load(&model, 8).unwrap();
     let r = arena(
         &mut net,
         &mut RandomPlayer(Policy::Uniform),
@@ -83,4 +87,45 @@ fn trains_saves_loads_and_plays() {
         2,
     );
     assert_eq!(r.a_wins + r.b_wins + r.draws, 4);
+
+    // The loop closes: PUCT self-play with the network (leaves batched across the games in
+    // flight, two lanes), visit counts as targets, then a second generation trained on it.
+    let gen1 = dir.join("gen1");
+    let mut search = SearchConfig::for_size(5, 8);
+    search.in_flight = 4;
+    search.resign_threshold = Some(-0.95);
+    search.resign_audit = 0.5;
+    let cfg1 = Config {
+        games: 8,
+        games_per_shard: 8,
+        sgf: true,
+        player: Some("net".into()),
+        search: Some(search),
+        ..cfg.clone()
+    };
+    let nets = vec![
+        Mutex::new(Net::load(&model).unwrap()),
+        Mutex::new(Net::load(&model).unwrap()),
+    ];
+    let m = run_search(&cfg1, &gen1, false, &nets).unwrap();
+    assert_eq!(m.games, 8);
+    let sh = read_shard(&gen1.join(&m.shards[0].file)).unwrap();
+    let spread = (0..sh.len())
+        .filter(|&i| sh.policy.row(i).iter().filter(|&&p| p > 0.0).count() > 1)
+        .count();
+    assert!(spread > 0, "visit distributions as policy targets");
+    for i in 0..sh.len() {
+        assert!((sh.policy.row(i).sum() - 1.0).abs() < 1e-4);
+    }
+    let tc2 = TrainConfig {
+        data: vec![gen1],
+        out: dir.join("gen2.safetensors"),
+        init: Some(model.clone()),
+        steps: 20,
+        csv: dir.join("gen2.csv"),
+        log_every: 10,
+        ..tc
+    };
+    assert_eq!(train(&tc2).unwrap().len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,0 +1,547 @@
+//! PUCT search (AlphaGo Zero style) with a network's priors and values, and a driver that
+//! plays many games at once so that the leaf evaluations of all games in flight go to the
+//! evaluator as one batch, the way large self-play systems keep their hardware busy.
+//!
+//! Every move of every simulation goes through `weiqi-rules`, so the search never explores
+//! an illegal move (superko included) and terminal positions are scored exactly.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, Gamma};
+use weiqi_rules::{Color, Move, Rules, State};
+
+use crate::PLANES;
+use crate::play::{GameData, Recorder, cells, encode_planes, move_index};
+
+/// An evaluator's answer for one position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Eval {
+    /// Unnormalised log-probabilities over the N*N+1 moves (index N*N is pass); the search
+    /// renormalises them over the legal moves.
+    pub logits: Vec<f32>,
+    /// Expected outcome in [-1, 1] from the view of the player to move.
+    pub value: f32,
+}
+
+/// Evaluates positions in batches: a network, or [`UniformEvaluator`].
+pub trait Evaluator {
+    /// `features` holds `batch` positions of [`PLANES`] x N x N bytes, as written by
+    /// [`encode_planes`]; the answer has one [`Eval`] per position, in order.
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval>;
+}
+
+/// Uniform priors and value 0: the search then knows only the exact outcomes of the
+/// terminal positions it reaches. A stand-in for tests and a baseline.
+#[derive(Debug, Clone, Copy)]
+pub struct UniformEvaluator {
+    /// N*N of the board.
+    pub area: usize,
+}
+
+impl Evaluator for UniformEvaluator {
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval> {
+        debug_assert_eq!(features.len(), batch * PLANES * self.area);
+        vec![
+            Eval {
+                logits: vec![0.0; self.area + 1],
+                value: 0.0,
+            };
+            batch
+        ]
+    }
+}
+
+/// Search settings.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SearchConfig {
+    /// Simulations per move (after the root's own evaluation).
+    pub visits: u32,
+    /// Exploration constant of the PUCT formula.
+    pub c_puct: f32,
+    /// Dirichlet noise at the root: concentration (0 = no noise) and mixing weight.
+    pub dirichlet_alpha: f32,
+    pub dirichlet_epsilon: f32,
+    /// Plies during which the move is sampled in proportion to the visits (then the most
+    /// visited move is played).
+    pub temperature_plies: usize,
+    /// Resign when the searched value of the best move, from the mover's view, falls below
+    /// this (None: never resign).
+    pub resign_threshold: Option<f32>,
+    /// Fraction of games that never resign, to measure how often resigning would be wrong.
+    pub resign_audit: f64,
+    /// Games played at once by one driver; their leaves form one evaluation batch.
+    pub in_flight: usize,
+}
+
+impl SearchConfig {
+    /// AlphaZero-like defaults scaled to the board: alpha = 10 / (N*N) (0.03 on 19x19).
+    pub fn for_size(size: u8, visits: u32) -> SearchConfig {
+        let area = size as usize * size as usize;
+        SearchConfig {
+            visits,
+            c_puct: 1.5,
+            dirichlet_alpha: 10.0 / area as f32,
+            dirichlet_epsilon: 0.25,
+            temperature_plies: area / 8,
+            resign_threshold: None,
+            resign_audit: 0.1,
+            in_flight: 64,
+        }
+    }
+
+    /// For playing strength (arena): no noise, no sampling, no resignation.
+    pub fn for_play(size: u8, visits: u32) -> SearchConfig {
+        SearchConfig {
+            dirichlet_alpha: 0.0,
+            temperature_plies: 0,
+            ..SearchConfig::for_size(size, visits)
+        }
+    }
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Edge {
+    mv: Move,
+    prior: f32,
+    n: u32,
+    /// Sum of values from the view of the player choosing this edge.
+    w: f32,
+    child: u32,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Node {
+    first: u32,
+    len: u32,
+    /// Visits, this node's own evaluation included.
+    n: u32,
+    /// Sum of values from the view of the player to move here.
+    w: f32,
+    expanded: bool,
+}
+
+/// A simulation's leaf waiting for its evaluation.
+#[derive(Debug)]
+pub struct Leaf {
+    node: u32,
+    /// (node, edge) pairs from the root down.
+    path: Vec<(u32, u32)>,
+    legal: Vec<Move>,
+    /// The leaf's [`PLANES`] x N x N input.
+    pub features: Vec<u8>,
+}
+
+/// What the search found at the root.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RootResult {
+    /// Visit distribution over the N*N+1 moves (the policy target).
+    pub policy: Vec<f32>,
+    /// The move to play.
+    pub mv: Move,
+    /// Searched value of the most visited move, from the mover's view.
+    pub value: f32,
+}
+
+/// One search tree, rooted at the position to move from. Not reused across moves.
+#[derive(Debug, Default)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    edges: Vec<Edge>,
+}
+
+impl Tree {
+    pub fn new() -> Tree {
+        Tree {
+            nodes: vec![Node::default()],
+            edges: Vec::new(),
+        }
+    }
+
+    /// Root simulations so far (the root's own evaluation excluded).
+    pub fn root_visits(&self) -> u32 {
+        self.nodes[0].n.saturating_sub(1)
+    }
+
+    /// Whether the root has its evaluation and `visits` simulations (or no moves at all:
+    /// the game is over).
+    pub fn done(&self, visits: u32) -> bool {
+        self.nodes[0].expanded && (self.root_visits() >= visits || self.nodes[0].len == 0)
+    }
+
+    /// Runs one simulation down from `root` (with its board history, current last) until
+    /// it reaches an unevaluated node, which it returns, or a finished game, whose exact
+    /// result it backs up (returning None).
+    pub fn select(&mut self, root: &State, history: &[Vec<u8>], cfg: &SearchConfig, max_moves: usize) -> Option<Leaf> {
+        let n = root.board().width() as usize;
+        let area = n * n;
+        let mut node = 0u32;
+        let mut path: Vec<(u32, u32)> = Vec::new();
+        let mut state = root.clone();
+        let mut hist: Vec<Vec<u8>> = history.iter().rev().take(8).rev().cloned().collect();
+        loop {
+            if !self.nodes[node as usize].expanded {
+                let mut features = vec![0u8; PLANES * area];
+                encode_planes(&hist, state.to_move() == Color::Black, area, &mut features);
+                return Some(Leaf {
+                    node,
+                    path,
+                    legal: state.legal_moves(),
+                    features,
+                });
+            }
+            let e = self.pick(node, cfg.c_puct);
+            path.push((node, e));
+            let mv = self.edges[e as usize].mv;
+            state.play(mv).expect("edges hold legal moves");
+            if state.is_over() || state.move_number() >= max_moves {
+                // Exact result, from the view of the player to move there.
+                let wmb = state.tromp_taylor_score().white_minus_black;
+                let margin = if state.to_move() == Color::White { wmb } else { -wmb };
+                let v = if margin > 0.0 {
+                    1.0
+                } else if margin < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                };
+                self.backup(&path, None, v);
+                return None;
+            }
+            hist.push(cells(&state, n));
+            if hist.len() > 8 {
+                hist.remove(0);
+            }
+            let child = self.edges[e as usize].child;
+            node = if child == NONE {
+                let c = self.nodes.len() as u32;
+                self.nodes.push(Node::default());
+                self.edges[e as usize].child = c;
+                c
+            } else {
+                child
+            };
+        }
+    }
+
+    /// The PUCT choice at an expanded node: Q + c * P * sqrt(N) / (1 + n), unvisited moves
+    /// valued a little below the node's own value (first-play urgency).
+    fn pick(&self, node: u32, c_puct: f32) -> u32 {
+        let nd = self.nodes[node as usize];
+        let sqrt_n = (nd.n.max(1) as f32).sqrt();
+        let fpu = nd.w / nd.n.max(1) as f32 - 0.2;
+        let mut best = nd.first;
+        let mut best_score = f32::NEG_INFINITY;
+        for e in nd.first..nd.first + nd.len {
+            let ed = &self.edges[e as usize];
+            let q = if ed.n > 0 { ed.w / ed.n as f32 } else { fpu };
+            let s = q + c_puct * ed.prior * sqrt_n / (1.0 + ed.n as f32);
+            if s > best_score {
+                best_score = s;
+                best = e;
+            }
+        }
+        best
+    }
+
+    /// Expands a leaf with its evaluation and backs the value up. At the root, `noise`
+    /// mixes Dirichlet noise into the priors.
+    pub fn expand(&mut self, leaf: Leaf, eval: &Eval, cfg: &SearchConfig, noise: Option<&mut SmallRng>) {
+        let n = (eval.logits.len().saturating_sub(1) as f64).sqrt() as usize;
+        let first = self.edges.len() as u32;
+        let logit = |m: Move| eval.logits.get(move_index(m, n)).copied().unwrap_or(0.0);
+        let max = leaf.legal.iter().map(|&m| logit(m)).fold(f32::NEG_INFINITY, f32::max);
+        let mut priors: Vec<f32> = leaf.legal.iter().map(|&m| (logit(m) - max).exp()).collect();
+        let sum: f32 = priors.iter().sum();
+        for p in &mut priors {
+            *p = if sum > 0.0 && sum.is_finite() {
+                *p / sum
+            } else {
+                1.0 / leaf.legal.len() as f32
+            };
+        }
+        if let (Some(rng), true) = (noise, leaf.node == 0 && cfg.dirichlet_alpha > 0.0 && priors.len() > 1) {
+            if let Ok(gamma) = Gamma::new(cfg.dirichlet_alpha, 1.0) {
+                let eta: Vec<f32> = priors.iter().map(|_| gamma.sample(rng)).collect();
+                let total: f32 = eta.iter().sum();
+                if total > 0.0 {
+                    let eps = cfg.dirichlet_epsilon;
+                    for (p, g) in priors.iter_mut().zip(&eta) {
+                        *p = (1.0 - eps) * *p + eps * g / total;
+                    }
+                }
+            }
+        }
+        for (&mv, &prior) in leaf.legal.iter().zip(&priors) {
+            self.edges.push(Edge {
+                mv,
+                prior,
+                n: 0,
+                w: 0.0,
+                child: NONE,
+            });
+        }
+        let nd = &mut self.nodes[leaf.node as usize];
+        nd.first = first;
+        nd.len = leaf.legal.len() as u32;
+        nd.expanded = true;
+        let v = if eval.value.is_finite() {
+            eval.value.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
+        self.backup(&leaf.path, Some(leaf.node), v);
+    }
+
+    /// `v` is from the view of the player to move at the end of `path`.
+    fn backup(&mut self, path: &[(u32, u32)], leaf: Option<u32>, v: f32) {
+        if let Some(l) = leaf {
+            self.nodes[l as usize].n += 1;
+            self.nodes[l as usize].w += v;
+        }
+        let mut cur = v;
+        for &(node, e) in path.iter().rev() {
+            cur = -cur;
+            let ed = &mut self.edges[e as usize];
+            ed.n += 1;
+            ed.w += cur;
+            let nd = &mut self.nodes[node as usize];
+            nd.n += 1;
+            nd.w += cur;
+        }
+    }
+
+    /// The visit distribution and the move: sampled in proportion to the visits while
+    /// `sample` holds, else the most visited (ties to the higher prior).
+    pub fn result(&self, n: usize, sample: Option<&mut SmallRng>) -> RootResult {
+        let root = self.nodes[0];
+        let edges = &self.edges[root.first as usize..(root.first + root.len) as usize];
+        let mut policy = vec![0.0f32; n * n + 1];
+        if edges.is_empty() {
+            policy[n * n] = 1.0;
+            return RootResult {
+                policy,
+                mv: Move::Pass,
+                value: 0.0,
+            };
+        }
+        let total: u32 = edges.iter().map(|e| e.n).sum();
+        let weight = |e: &Edge| if total > 0 { e.n as f32 / total as f32 } else { e.prior };
+        for e in edges {
+            policy[move_index(e.mv, n)] = weight(e);
+        }
+        let best = edges
+            .iter()
+            .max_by(|a, b| {
+                (a.n, a.prior)
+                    .partial_cmp(&(b.n, b.prior))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+            .expect("non-empty");
+        let chosen = match sample {
+            Some(rng) => {
+                let mut x: f32 = rng.random::<f32>() * edges.iter().map(weight).sum::<f32>();
+                let mut pick = best;
+                for e in edges {
+                    x -= weight(e);
+                    if x <= 0.0 {
+                        pick = e;
+                        break;
+                    }
+                }
+                pick
+            }
+            None => best,
+        };
+        let value = if best.n > 0 {
+            best.w / best.n as f32
+        } else {
+            root.w / root.n.max(1) as f32
+        };
+        RootResult {
+            policy,
+            mv: chosen.mv,
+            value,
+        }
+    }
+}
+
+/// Searches one position with a batch of one per evaluation (for play, e.g. the arena).
+pub fn search<E: Evaluator + ?Sized>(
+    state: &State,
+    history: &[Vec<u8>],
+    cfg: &SearchConfig,
+    eval: &mut E,
+    rng: &mut SmallRng,
+) -> RootResult {
+    let n = state.board().width() as usize;
+    let max_moves = usize::MAX;
+    let mut tree = Tree::new();
+    while !tree.done(cfg.visits) {
+        if let Some(leaf) = tree.select(state, history, cfg, max_moves) {
+            let e = eval.evaluate(&leaf.features, 1).pop().unwrap_or(Eval {
+                logits: vec![0.0; n * n + 1],
+                value: 0.0,
+            });
+            tree.expand(leaf, &e, cfg, Some(&mut *rng));
+        }
+    }
+    let sample = state.move_number() < cfg.temperature_plies;
+    tree.result(n, if sample { Some(rng) } else { None })
+}
+
+/// A game being played by [`play_games`].
+struct Live {
+    slot: usize,
+    state: State,
+    rec: Recorder,
+    rng: SmallRng,
+    tree: Tree,
+    audit: bool,
+    /// First player whose searched value fell below the threshold in an audit game.
+    would_resign: Option<Color>,
+    resigned: Option<Color>,
+}
+
+/// Plays the games `ids` (each seeded by its id) with PUCT search, `cfg.in_flight` at a
+/// time; every round sends one leaf per game in flight to `eval` as one batch. `done` is
+/// called as each game ends. The games come back in the order of `ids`.
+#[allow(clippy::too_many_arguments)]
+pub fn play_games<E: Evaluator + ?Sized>(
+    ids: &[u64],
+    size: u8,
+    rules: Rules,
+    cfg: &SearchConfig,
+    max_moves: usize,
+    sgf: bool,
+    eval: &mut E,
+    done: &(dyn Fn() + Sync),
+) -> Vec<GameData> {
+    let n = size as usize;
+    let area = n * n;
+    let mut out: Vec<Option<GameData>> = (0..ids.len()).map(|_| None).collect();
+    let mut queue = ids.iter().copied().enumerate();
+    let mut live: Vec<Live> = Vec::new();
+    let mut features: Vec<u8> = Vec::new();
+    let mut waiting: Vec<(usize, Leaf)> = Vec::new();
+    loop {
+        while live.len() < cfg.in_flight.max(1) {
+            let Some((slot, id)) = queue.next() else { break };
+            let mut state = State::new(size, rules).expect("size checked by the caller");
+            state.reserve(max_moves.min(4 * area));
+            let mut rng = SmallRng::seed_from_u64(id);
+            let audit = cfg.resign_threshold.is_some() && rng.random::<f64>() < cfg.resign_audit;
+            live.push(Live {
+                slot,
+                rec: Recorder::new(&state, id),
+                state,
+                rng,
+                tree: Tree::new(),
+                audit,
+                would_resign: None,
+                resigned: None,
+            });
+        }
+        if live.is_empty() {
+            break;
+        }
+        // Advance every game to its next leaf, playing moves whose search is complete.
+        features.clear();
+        waiting.clear();
+        let mut k = 0;
+        while k < live.len() {
+            match advance(&mut live[k], cfg, max_moves) {
+                Some(leaf) => {
+                    features.extend_from_slice(&leaf.features);
+                    waiting.push((k, leaf));
+                    k += 1;
+                }
+                None => {
+                    let g = live.swap_remove(k);
+                    let mut d = g.rec.finish(&g.state, g.resigned, sgf);
+                    d.resign_audit = g.audit;
+                    d.false_resign = match g.would_resign {
+                        Some(c) => d.winner != Some(c.opponent()),
+                        None => false,
+                    };
+                    out[g.slot] = Some(d);
+                    done();
+                }
+            }
+        }
+        if waiting.is_empty() {
+            continue;
+        }
+        let evals = eval.evaluate(&features, waiting.len());
+        for ((k, leaf), e) in waiting.drain(..).zip(evals) {
+            let g = &mut live[k];
+            let root = leaf.node == 0;
+            g.tree.expand(leaf, &e, cfg, if root { Some(&mut g.rng) } else { None });
+        }
+    }
+    out.into_iter().map(|d| d.expect("every game finished")).collect()
+}
+
+/// Runs simulations until one needs an evaluation; plays the move when the search is
+/// done. None when the game is over.
+fn advance(g: &mut Live, cfg: &SearchConfig, max_moves: usize) -> Option<Leaf> {
+    let n = g.state.board().width() as usize;
+    loop {
+        if g.resigned.is_some() || g.state.is_over() || g.state.move_number() >= max_moves {
+            return None;
+        }
+        if g.tree.done(cfg.visits) {
+            let sample = g.state.move_number() < cfg.temperature_plies;
+            let r = g.tree.result(n, if sample { Some(&mut g.rng) } else { None });
+            if let Some(t) = cfg.resign_threshold
+                && r.value < t
+            {
+                if !g.audit {
+                    g.resigned = Some(g.state.to_move());
+                    return None;
+                }
+                g.would_resign.get_or_insert(g.state.to_move());
+            }
+            g.rec.begin(&g.state);
+            g.rec.end(&g.state, r.mv, Some(&r.policy));
+            g.state.play(r.mv).expect("searched moves are legal");
+            g.rec.push(&g.state);
+            g.tree = Tree::new();
+            continue;
+        }
+        if let Some(leaf) = g.tree.select(&g.state, g.rec.history(), cfg, max_moves) {
+            return Some(leaf);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root_priors(noise: bool) -> Vec<f32> {
+        let s = State::new(5, Rules::default()).unwrap();
+        let hist = vec![cells(&s, 5)];
+        let cfg = SearchConfig::for_size(5, 1);
+        let mut tree = Tree::new();
+        let leaf = tree.select(&s, &hist, &cfg, 100).expect("the root needs an evaluation");
+        let eval = UniformEvaluator { area: 25 }.evaluate(&leaf.features, 1).remove(0);
+        let mut rng = SmallRng::seed_from_u64(9);
+        tree.expand(leaf, &eval, &cfg, if noise { Some(&mut rng) } else { None });
+        tree.edges.iter().map(|e| e.prior).collect()
+    }
+
+    /// Dirichlet noise is mixed into the root priors, which stay a distribution.
+    #[test]
+    fn dirichlet_noise_at_the_root() {
+        let plain = root_priors(false);
+        let noisy = root_priors(true);
+        assert_eq!(plain.len(), 26);
+        assert!(plain.iter().all(|&p| (p - 1.0 / 26.0).abs() < 1e-6));
+        assert!((noisy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        let spread = noisy.iter().cloned().fold(0.0f32, f32::max) - noisy.iter().cloned().fold(1.0f32, f32::min);
+        assert!(spread > 0.01, "{noisy:?}");
+        assert!(noisy.iter().all(|&p| p >= 0.75 / 26.0 - 1e-6), "noise weight is 0.25");
+    }
+}

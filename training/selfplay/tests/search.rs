@@ -1,0 +1,286 @@
+//! PUCT search and batched self-play with stand-in evaluators (no network needed):
+//! exact terminal values, visit-count targets, batching across games in flight,
+//! determinism, resignation and its audit.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use weiqi_rules::sgf::GameRecord;
+use weiqi_rules::{Color, Move, Point, Preset, Rules, State};
+use weiqi_selfplay::{
+    Config, Eval, Evaluator, PLANES, PlayPolicy, SearchConfig, UniformEvaluator, cells, play_games, read_shard,
+    run_search, search,
+};
+
+/// Values a position by stones on the board (mover minus opponent), priors uniform: enough
+/// knowledge for the search to see captures.
+struct Material {
+    area: usize,
+    batches: Vec<usize>,
+}
+
+impl Evaluator for Material {
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval> {
+        self.batches.push(batch);
+        let per = PLANES * self.area;
+        (0..batch)
+            .map(|b| {
+                let f = &features[b * per..(b + 1) * per];
+                let mine: i32 = f[..self.area].iter().map(|&x| x as i32).sum();
+                let theirs: i32 = f[8 * self.area..9 * self.area].iter().map(|&x| x as i32).sum();
+                Eval {
+                    logits: vec![0.0; self.area + 1],
+                    value: ((mine - theirs) as f32 / self.area as f32 * 4.0).clamp(-1.0, 1.0),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Black believes it is lost once 4 stones are on the board; White believes it has won.
+struct BlackDespairs {
+    area: usize,
+}
+
+impl Evaluator for BlackDespairs {
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval> {
+        let per = PLANES * self.area;
+        (0..batch)
+            .map(|b| {
+                let f = &features[b * per..(b + 1) * per];
+                let stones: u32 = f[..self.area]
+                    .iter()
+                    .chain(&f[8 * self.area..9 * self.area])
+                    .map(|&x| x as u32)
+                    .sum();
+                let black = f[16 * self.area] == 1;
+                let v = if stones < 4 {
+                    0.0
+                } else if black {
+                    -0.95
+                } else {
+                    0.95
+                };
+                Eval {
+                    logits: vec![0.0; self.area + 1],
+                    value: v,
+                }
+            })
+            .collect()
+    }
+}
+
+fn state_from(rows: &[&str], to_move: Color, rules: Rules) -> State {
+    let n = rows.len() as u8;
+    let mut s = State::new(n, rules).unwrap();
+    // Set up by alternating play with passes, so the history is a real game's.
+    let mut stones: Vec<(Color, Point)> = Vec::new();
+    for (y, row) in rows.iter().enumerate() {
+        for (x, c) in row.chars().enumerate() {
+            let p = Point::new(x as u8, y as u8);
+            match c {
+                'X' => stones.push((Color::Black, p)),
+                'O' => stones.push((Color::White, p)),
+                _ => {}
+            }
+        }
+    }
+    for (c, p) in stones {
+        s.play_color(c, Move::Place(p)).unwrap();
+    }
+    if s.to_move() != to_move {
+        s.play_color(to_move.opponent(), Move::Pass).unwrap();
+    }
+    s
+}
+
+/// R7a: two passes end the game, and the search scores that end exactly. Black is far
+/// ahead and White has just passed: passing wins at once, every other move only "0".
+#[test]
+fn search_sees_exact_terminal_results() {
+    let rules = Preset::Chinese.rules().with_komi(0.5);
+    let mut s = state_from(&["..XO.", "..XO.", "..XO.", "..XO.", "..XO."], Color::Black, rules);
+    // Black's area is 15 to White's 10; Black fills one own point, White passes.
+    s.play(Move::Place(Point::new(0, 0))).unwrap();
+    s.play(Move::Pass).unwrap();
+    assert_eq!(s.to_move(), Color::Black);
+    let hist = vec![cells(&s, 5)];
+    let cfg = SearchConfig::for_play(5, 64);
+    let mut rng = SmallRng::seed_from_u64(1);
+    let r = search(&s, &hist, &cfg, &mut UniformEvaluator { area: 25 }, &mut rng);
+    let black_area_wins = s.tromp_taylor_score().white_minus_black < 0.0;
+    assert!(black_area_wins);
+    assert_eq!(r.mv, Move::Pass, "{r:?}");
+    assert!(r.value > 0.99, "the pass is an exact win: {}", r.value);
+    // Visit counts as the policy target: a distribution over legal moves.
+    let sum: f32 = r.policy.iter().sum();
+    assert!((sum - 1.0).abs() < 1e-5);
+    for (i, &p) in r.policy.iter().enumerate().take(25) {
+        if p > 0.0 {
+            assert!(s.is_legal(Move::Place(Point::new((i % 5) as u8, (i / 5) as u8))));
+        }
+    }
+}
+
+/// R4 captures: with a material evaluator the search takes the atari'd group.
+#[test]
+fn search_finds_the_capture() {
+    let rules = Preset::Chinese.rules().with_komi(0.5);
+    // White's three stones have one liberty left, at (1, 1).
+    let mut s = state_from(&["XOOOX", "X.XXX", ".....", ".....", "....."], Color::White, rules);
+    // White plays elsewhere (no pass, so Black's pass would not end the game).
+    s.play(Move::Place(Point::new(4, 4))).unwrap();
+    let hist = vec![cells(&s, 5)];
+    let cfg = SearchConfig::for_play(5, 200);
+    let mut rng = SmallRng::seed_from_u64(2);
+    let r = search(
+        &s,
+        &hist,
+        &cfg,
+        &mut Material {
+            area: 25,
+            batches: vec![],
+        },
+        &mut rng,
+    );
+    assert_eq!(r.mv, Move::Place(Point::new(1, 1)), "{r:?}");
+}
+
+/// Leaves of all games in flight go to the evaluator together; every game is legal when
+/// replayed from its SGF; policy targets are visit distributions; same ids, same games.
+#[test]
+fn batched_games_are_legal_and_deterministic() {
+    let rules = Preset::Chinese.rules().with_komi(7.5);
+    let mut cfg = SearchConfig::for_size(5, 16);
+    cfg.in_flight = 6;
+    let ids: Vec<u64> = (100..110).collect();
+    let done = AtomicUsize::new(0);
+    let mut ev = Material {
+        area: 25,
+        batches: vec![],
+    };
+    let games = play_games(&ids, 5, rules, &cfg, 100, true, &mut ev, &|| {
+        done.fetch_add(1, Ordering::Relaxed);
+    });
+    assert_eq!(done.load(Ordering::Relaxed), 10);
+    assert_eq!(games.len(), 10);
+    assert_eq!(
+        ev.batches[0], 6,
+        "the first round evaluates the roots of all games in flight"
+    );
+    assert!(ev.batches.iter().all(|&b| b <= 6));
+    let mut non_one_hot = 0;
+    for (g, &id) in games.iter().zip(&ids) {
+        assert_eq!(g.game_id, id);
+        let rec = GameRecord::parse(g.sgf.as_ref().unwrap()).unwrap();
+        let rep = rec.replay(rules).unwrap();
+        assert!(rep.first_illegal.is_none());
+        assert_eq!(rep.moves_applied, g.positions);
+        assert!(g.scored && g.resigned.is_none());
+        for i in 0..g.positions {
+            let p = &g.policy[i * 26..(i + 1) * 26];
+            let l = &g.legal[i * 26..(i + 1) * 26];
+            assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            assert!(
+                p.iter().zip(l).all(|(&p, &l)| p == 0.0 || l == 1),
+                "targets only on legal moves"
+            );
+            non_one_hot += (p.iter().filter(|&&x| x > 0.0).count() > 1) as usize;
+        }
+    }
+    assert!(non_one_hot > 0, "visit distributions, not one-hot moves");
+    let again = play_games(
+        &ids,
+        5,
+        rules,
+        &cfg,
+        100,
+        true,
+        &mut Material {
+            area: 25,
+            batches: vec![],
+        },
+        &|| {},
+    );
+    for (a, b) in games.iter().zip(&again) {
+        assert_eq!(a.features, b.features);
+        assert_eq!(a.policy, b.policy);
+        assert_eq!(a.sgf, b.sgf);
+    }
+}
+
+/// Resignation by value threshold, and the no-resign audit that measures it.
+#[test]
+fn resignation_and_audit() {
+    let rules = Preset::Chinese.rules().with_komi(7.5);
+    let mut cfg = SearchConfig::for_size(5, 8);
+    cfg.resign_threshold = Some(-0.9);
+    cfg.resign_audit = 0.0;
+    let ids: Vec<u64> = (0..6).collect();
+    let games = play_games(&ids, 5, rules, &cfg, 100, true, &mut BlackDespairs { area: 25 }, &|| {});
+    for g in &games {
+        assert_eq!(g.resigned, Some(Color::Black));
+        assert_eq!(g.winner, Some(Color::White));
+        assert!(!g.scored);
+        assert!(g.sgf.as_ref().unwrap().contains("RE[W+R]"));
+        for i in 0..g.positions {
+            let black = g.features[(i * PLANES + 16) * 25] == 1;
+            assert_eq!(g.value[i], if black { -1.0 } else { 1.0 });
+        }
+    }
+    cfg.resign_audit = 1.0;
+    let audited = play_games(
+        &ids,
+        5,
+        rules,
+        &cfg,
+        100,
+        false,
+        &mut BlackDespairs { area: 25 },
+        &|| {},
+    );
+    for g in &audited {
+        assert!(g.resigned.is_none() && g.resign_audit && g.scored);
+        assert_eq!(g.false_resign, g.winner != Some(Color::White));
+    }
+}
+
+/// `run_search` writes shards like `run` does, with the search in the manifest.
+#[test]
+fn run_search_writes_shards() {
+    let dir = std::env::temp_dir().join(format!("weiqi-search-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut search = SearchConfig::for_size(5, 8);
+    search.resign_threshold = Some(-0.9);
+    search.resign_audit = 0.5;
+    let cfg = Config {
+        size: 5,
+        games: 8,
+        seed: 3,
+        policy: PlayPolicy::Light,
+        rules: "chinese".into(),
+        komi: 7.5,
+        games_per_shard: 4,
+        max_moves: 100,
+        sgf: false,
+        player: Some("black-despairs".into()),
+        search: Some(search),
+    };
+    let evs = vec![
+        Mutex::new(BlackDespairs { area: 25 }),
+        Mutex::new(BlackDespairs { area: 25 }),
+    ];
+    let m = run_search(&cfg, &dir, false, &evs).unwrap();
+    assert_eq!(m.games, 8);
+    assert_eq!(m.resigned + m.resign_audit_games, 8);
+    assert!(m.resigned > 0 && m.resign_audit_games > 0, "{m:?}");
+    let mut scored = 0;
+    for s in &m.shards {
+        let sh = read_shard(&dir.join(&s.file)).unwrap();
+        scored += sh.scored.iter().filter(|&&x| x == 1).count();
+    }
+    assert!(scored > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
