@@ -975,13 +975,20 @@ impl Tx {
         let Move::Place(point) = mv else {
             unreachable!("placements only")
         };
-        let mut probe = self.state().clone();
-        match probe.play_as(c, mv) {
-            Ok(played) => {
+        // Checked without copying the position (the event's application plays it).
+        let checked = if self.state().is_over() {
+            Err(Illegal::GameOver)
+        } else if self.state().to_move() != c {
+            Err(Illegal::NotYourTurn)
+        } else {
+            self.state().check_captures(mv)
+        };
+        match checked {
+            Ok(captures) => {
                 self.emit(EventKind::MovePlayed {
                     color: c,
                     point,
-                    captures: played.captures,
+                    captures,
                     lag_ms,
                 });
                 let s = self.state();

@@ -85,7 +85,8 @@ pub struct State {
     rules: Rules,
     board: Board,
     to_move: Color,
-    initial: Board,
+    /// Shared: it never changes after set-up, and states are cloned often (search, referee).
+    initial: std::sync::Arc<Board>,
     initial_to_move: Color,
     moves: Vec<(Color, Move)>,
     /// Repetition key after each ply; `keys[0]` is the start position.
@@ -124,7 +125,7 @@ impl State {
     pub fn from_board(board: Board, to_move: Color, rules: Rules) -> State {
         let mut s = State {
             rules,
-            initial: board.clone(),
+            initial: std::sync::Arc::new(board.clone()),
             board,
             to_move,
             initial_to_move: to_move,
@@ -286,7 +287,7 @@ impl State {
 
     /// The board and player to move after the first `ply` moves.
     fn replayed(&self, ply: usize) -> (Board, Color) {
-        let mut b = self.initial.clone();
+        let mut b = (*self.initial).clone();
         for &(c, m) in &self.moves[..ply] {
             if let Move::Place(p) = m {
                 let i = b.index(p);
@@ -456,7 +457,7 @@ impl State {
     pub fn undo(&mut self) -> Option<(Color, Move)> {
         let last = *self.moves.last()?;
         let moves = self.moves[..self.moves.len() - 1].to_vec();
-        let mut fresh = State::from_board(self.initial.clone(), self.initial_to_move, self.rules);
+        let mut fresh = State::from_board((*self.initial).clone(), self.initial_to_move, self.rules);
         fresh.handicap = self.handicap;
         for (c, m) in moves {
             fresh.switch_to(c);

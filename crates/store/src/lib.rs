@@ -32,6 +32,8 @@ pub enum StoreError {
     Corrupt { game_id: String, why: String },
     #[error("the store is shutting down")]
     Closed,
+    #[error("the database is locked: {0}")]
+    Locked(String),
 }
 
 /// Lobby data kept next to the log, updated with every append.

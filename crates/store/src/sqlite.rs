@@ -9,11 +9,16 @@ use sqlx::{Connection, Row, SqliteConnection, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
 use weiqi_game::Event;
 
-use crate::{Append, EventStore, StoreError, StoredGame};
+use crate::{Append, EventStore, StoreError, StoredGame, Summary};
 
 const SCHEMA: &[&str] = &[
+    // `game_no` is the internal key, given in creation order: the games being played are
+    // the recent ones, so their events' index entries sit together at the end of the
+    // (game_no, seq) index and a group commit rewrites a few index pages, not one page per
+    // move as with the public (random) game id as key.
     "CREATE TABLE IF NOT EXISTS games (
-        game_id TEXT PRIMARY KEY,
+        game_no INTEGER PRIMARY KEY,
+        game_id TEXT NOT NULL UNIQUE,
         host_token_hash TEXT,
         guest_token_hash TEXT,
         last_seq INTEGER NOT NULL,
@@ -23,16 +28,37 @@ const SCHEMA: &[&str] = &[
         rules TEXT NOT NULL,
         finished INTEGER NOT NULL,
         updated_ms INTEGER NOT NULL)",
-    // An append-only log: a rowid table (rows are large) with a unique (game, seq) index.
-    // `request_id` marks the first event of an idempotent request.
+    // An append-only log: a rowid table (rows are large, appended at the end) with a
+    // unique (game_no, seq) index. `request_id` marks the first event of an idempotent
+    // request.
     "CREATE TABLE IF NOT EXISTS events (
-        game_id TEXT NOT NULL,
+        game_no INTEGER NOT NULL,
         seq INTEGER NOT NULL,
         request_id TEXT,
         body TEXT NOT NULL)",
-    "CREATE UNIQUE INDEX IF NOT EXISTS events_by_game ON events (game_id, seq)",
+    "CREATE UNIQUE INDEX IF NOT EXISTS events_by_game ON events (game_no, seq)",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS games_unfinished ON games (finished, updated_ms)",
+];
+
+/// Databases written before `game_no` existed (keyed by game id): moved over once, in one
+/// transaction, keeping every event.
+const MIGRATE_V1: &[&str] = &[
+    "ALTER TABLE games RENAME TO games_v1",
+    "ALTER TABLE events RENAME TO events_v1",
+    "DROP INDEX IF EXISTS events_by_game",
+    "DROP INDEX IF EXISTS games_unfinished",
+];
+const MIGRATE_V1_COPY: &[&str] = &[
+    "INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size, move_number,
+                        rules, finished, updated_ms)
+     SELECT game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size, move_number, rules,
+            finished, updated_ms FROM games_v1 ORDER BY rowid",
+    "INSERT INTO events (game_no, seq, request_id, body)
+     SELECT g.game_no, e.seq, e.request_id, e.body FROM events_v1 e JOIN games g ON g.game_id = e.game_id
+     ORDER BY e.rowid",
+    "DROP TABLE events_v1",
+    "DROP TABLE games_v1",
 ];
 
 /// What the writer task commits.
@@ -54,8 +80,11 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// Opens (or creates) the database file at `path`.
+    /// Opens (or creates) the database file at `path`. One process at a time: the writer's
+    /// cache is the concurrency check, so a second server on the same file is refused
+    /// (`path` + `.lock`, held until the writer has finished).
     pub async fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let lock = lock_file(path).await?;
         let opts = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))?
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
@@ -64,17 +93,38 @@ impl SqliteStore {
             .busy_timeout(std::time::Duration::from_secs(10))
             // No checkpoints inside commits (they copy the WAL into the database and fsync
             // it, stalling the writer for seconds): a background task checkpoints instead.
-            .pragma("wal_autocheckpoint", "0");
+            .pragma("wal_autocheckpoint", "0")
+            // Statement journals (multi-row inserts under a unique index) stay in memory.
+            .pragma("temp_store", "MEMORY");
         let mut conn = SqliteConnection::connect_with(&opts).await?;
-        for stmt in SCHEMA {
-            sqlx::query(stmt).execute(&mut conn).await?;
+        let old: Option<(String,)> = sqlx::query_as(
+            "SELECT name FROM pragma_table_info('games') WHERE name = 'game_id'
+             AND NOT EXISTS (SELECT 1 FROM pragma_table_info('games') WHERE name = 'game_no')",
+        )
+        .fetch_optional(&mut conn)
+        .await?;
+        let mut tx = conn.begin().await?;
+        if old.is_some() {
+            tracing::info!("migrating the event store to integer game keys");
+            for stmt in MIGRATE_V1 {
+                sqlx::query(stmt).execute(&mut *tx).await?;
+            }
         }
+        for stmt in SCHEMA {
+            sqlx::query(stmt).execute(&mut *tx).await?;
+        }
+        if old.is_some() {
+            for stmt in MIGRATE_V1_COPY {
+                sqlx::query(stmt).execute(&mut *tx).await?;
+            }
+        }
+        tx.commit().await?;
         let reads = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(opts.clone().read_only(true))
             .await?;
         let (tx, rx) = mpsc::channel::<Job>(4096);
-        tokio::spawn(writer(conn, rx));
+        tokio::spawn(writer(conn, rx, lock));
         let checkpointer = SqliteConnection::connect_with(&opts).await?;
         tokio::spawn(checkpoints(checkpointer, tx.downgrade()));
         Ok(SqliteStore { reads, writer: tx })
@@ -90,8 +140,9 @@ impl SqliteStore {
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             let game_id: String = row.get("game_id");
-            let events = sqlx::query("SELECT body FROM events WHERE game_id = ? ORDER BY seq")
-                .bind(&game_id)
+            let game_no: i64 = row.get("game_no");
+            let events = sqlx::query("SELECT body FROM events WHERE game_no = ? ORDER BY seq")
+                .bind(game_no)
                 .fetch_all(&self.reads)
                 .await?;
             let mut evs = Vec::with_capacity(events.len());
@@ -104,9 +155,9 @@ impl SqliteStore {
                 evs.push(ev);
             }
             let responses = sqlx::query(
-                "SELECT request_id, seq FROM events WHERE game_id = ? AND request_id IS NOT NULL ORDER BY seq",
+                "SELECT request_id, seq FROM events WHERE game_no = ? AND request_id IS NOT NULL ORDER BY seq",
             )
-            .bind(&game_id)
+            .bind(game_no)
             .fetch_all(&self.reads)
             .await?
             .into_iter()
@@ -124,14 +175,64 @@ impl SqliteStore {
     }
 }
 
+/// Takes the database's lock file, waiting a little for a store of this process that is
+/// closing (its writer finishing its last batch).
+async fn lock_file(path: &Path) -> Result<std::fs::File, StoreError> {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&name)
+        .map_err(|e| StoreError::Locked(format!("{}: {e}", Path::new(&name).display())))?;
+    for _ in 0..100 {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+            Err(std::fs::TryLockError::Error(e)) => return Err(StoreError::Locked(e.to_string())),
+        }
+    }
+    Err(StoreError::Locked(format!(
+        "{} is held by another process (is another weiqi server using this data directory?)",
+        Path::new(&name).display()
+    )))
+}
+
+/// What the writer knows of a game: its internal key and last sequence number.
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    game_no: i64,
+    last_seq: u64,
+}
+
+/// The writer's cache of games, filled from the database on first use.
+struct Games {
+    known: HashMap<String, Known>,
+    next_no: i64,
+}
+
 /// The single writer: takes whatever writes are waiting, commits them in one transaction
 /// (one fsync), then answers each. Being the only writer, it checks the optimistic
 /// concurrency condition against its cache of each game's last sequence number (read from
 /// the database on first use), so a batch costs a handful of multi-row statements rather
 /// than several statements per append.
-async fn writer(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>) {
+async fn writer(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>, _lock: std::fs::File) {
     let mut batch: Vec<Job> = Vec::with_capacity(1024);
-    let mut last_seq: HashMap<String, u64> = HashMap::new();
+    let next_no = match sqlx::query_scalar::<_, i64>("SELECT COALESCE(max(game_no), 0) + 1 FROM games")
+        .fetch_one(&mut conn)
+        .await
+    {
+        Ok(n) => n,
+        Err(e) => {
+            tracing::error!(error = %e, "the event store cannot be written");
+            return;
+        }
+    };
+    let mut games = Games {
+        known: HashMap::new(),
+        next_no,
+    };
     while let Some(job) = rx.recv().await {
         batch.push(job);
         while batch.len() < 1024 {
@@ -141,7 +242,7 @@ async fn writer(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>) {
             }
         }
         let started = std::time::Instant::now();
-        let results = commit_batch(&mut conn, &batch, &mut last_seq).await;
+        let results = commit_batch(&mut conn, &batch, &mut games).await;
         tracing::debug!(
             writes = batch.len(),
             micros = started.elapsed().as_micros() as u64,
@@ -151,6 +252,25 @@ async fn writer(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>) {
             let _ = reply.send(r);
         }
     }
+}
+
+/// A game's key and last sequence number as stored, if the game exists.
+async fn lookup(conn: &mut SqliteConnection, game_id: &str) -> Result<Option<Known>, sqlx::Error> {
+    let Some(game_no) = sqlx::query_scalar::<_, i64>("SELECT game_no FROM games WHERE game_id = ?")
+        .bind(game_id)
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let last: Option<i64> = sqlx::query_scalar("SELECT max(seq) FROM events WHERE game_no = ?")
+        .bind(game_no)
+        .fetch_one(&mut *conn)
+        .await?;
+    Ok(Some(Known {
+        game_no,
+        last_seq: last.unwrap_or(0) as u64,
+    }))
 }
 
 /// Copies the WAL into the database in the background (PASSIVE: never blocks the writer),
@@ -188,13 +308,18 @@ fn chunks<T>(items: &[T]) -> impl Iterator<Item = &[T]> {
     })
 }
 
-async fn commit_batch(
-    conn: &mut SqliteConnection,
-    batch: &[Job],
-    last_seq: &mut HashMap<String, u64>,
-) -> Vec<Result<(), StoreError>> {
+/// An append that passed the concurrency check, with its game's key.
+struct Accepted<'a> {
+    append: &'a Append,
+    bodies: &'a [String],
+    game_no: i64,
+    /// The game's first append: its row in `games` is created.
+    new: bool,
+}
+
+async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Games) -> Vec<Result<(), StoreError>> {
     let mut results: Vec<Option<Result<(), StoreError>>> = Vec::with_capacity(batch.len());
-    let mut accepted: Vec<(&Append, &Vec<String>)> = Vec::new();
+    let mut accepted: Vec<Accepted<'_>> = Vec::new();
     let mut heartbeat: Option<u64> = None;
     let mut touched: Vec<String> = Vec::new();
     for (write, _) in batch {
@@ -204,27 +329,23 @@ async fn commit_batch(
                 results.push(None);
             }
             Write::Append(a, bodies) => {
-                let current = match last_seq.get(&a.game_id) {
-                    Some(&s) => Some(s),
-                    None => match sqlx::query("SELECT max(seq) AS last FROM events WHERE game_id = ?")
-                        .bind(&a.game_id)
-                        .fetch_one(&mut *conn)
-                        .await
-                    {
-                        Ok(row) => row.get::<Option<i64>, _>("last").map(|s| s as u64),
+                let known = match games.known.get(&a.game_id) {
+                    Some(&k) => Some(k),
+                    None => match lookup(conn, &a.game_id).await {
+                        Ok(k) => k,
                         Err(e) => {
                             results.push(Some(Err(StoreError::Db(e))));
                             continue;
                         }
                     },
                 };
-                let ok = match current {
+                let ok = match known {
                     None => a.expected_seq == 0,
-                    Some(s) => a.expected_seq == s && a.expected_seq > 0,
+                    Some(k) => a.expected_seq == k.last_seq && a.expected_seq > 0,
                 };
                 if !ok {
-                    if let Some(s) = current {
-                        last_seq.insert(a.game_id.clone(), s);
+                    if let Some(k) = known {
+                        games.known.insert(a.game_id.clone(), k);
                     }
                     results.push(Some(Err(StoreError::Conflict {
                         game_id: a.game_id.clone(),
@@ -232,9 +353,27 @@ async fn commit_batch(
                     })));
                     continue;
                 }
-                last_seq.insert(a.game_id.clone(), a.expected_seq + a.events.len() as u64);
+                let game_no = match known {
+                    Some(k) => k.game_no,
+                    None => {
+                        games.next_no += 1;
+                        games.next_no - 1
+                    }
+                };
+                games.known.insert(
+                    a.game_id.clone(),
+                    Known {
+                        game_no,
+                        last_seq: a.expected_seq + a.events.len() as u64,
+                    },
+                );
                 touched.push(a.game_id.clone());
-                accepted.push((&**a, bodies));
+                accepted.push(Accepted {
+                    append: a,
+                    bodies,
+                    game_no,
+                    new: known.is_none(),
+                });
                 results.push(None);
             }
         }
@@ -242,7 +381,7 @@ async fn commit_batch(
     if let Err(e) = write_accepted(conn, &accepted, heartbeat).await {
         // Nothing of this batch is on disk: forget what we assumed and fail the accepted.
         for id in touched {
-            last_seq.remove(&id);
+            games.known.remove(&id);
         }
         let msg = e.to_string();
         return results
@@ -256,32 +395,44 @@ async fn commit_batch(
 /// Writes the accepted appends of a batch in one transaction.
 async fn write_accepted(
     conn: &mut SqliteConnection,
-    accepted: &[(&Append, &Vec<String>)],
+    accepted: &[Accepted<'_>],
     heartbeat: Option<u64>,
 ) -> Result<(), StoreError> {
     let mut tx = conn.begin().await?;
-    // Summary rows, only where they changed (most moves change none). The unique
-    // (game_id, seq) index on events is what guarantees one event per sequence number.
-    let summaries: Vec<&Append> = accepted
+    // Summary rows, only where they changed (most moves change none) or the game is new.
+    // The unique (game_no, seq) index on events is what guarantees one event per sequence
+    // number.
+    let blank = Summary {
+        phase: String::new(),
+        board_size: 0,
+        move_number: 0,
+        rules: String::new(),
+        finished: false,
+    };
+    let rows: Vec<(&Accepted<'_>, &Summary)> = accepted
         .iter()
-        .map(|(a, _)| *a)
-        .filter(|a| a.summary.is_some())
+        .filter_map(|a| match &a.append.summary {
+            Some(s) => Some((a, s)),
+            None if a.new => Some((a, &blank)),
+            None => None,
+        })
         .collect();
-    for chunk in chunks(&summaries) {
+    for chunk in chunks(&rows) {
         let mut sql = String::from(
-            "INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
+            "INSERT INTO games (game_no, game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
                                 move_number, rules, finished, updated_ms) VALUES ",
         );
-        sql.push_str(&vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", "));
+        sql.push_str(&vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", "));
         sql.push_str(
-            " ON CONFLICT (game_id) DO UPDATE SET last_seq = excluded.last_seq, phase = excluded.phase,
+            " ON CONFLICT (game_no) DO UPDATE SET last_seq = excluded.last_seq, phase = excluded.phase,
               move_number = excluded.move_number, finished = excluded.finished, updated_ms = excluded.updated_ms,
               guest_token_hash = COALESCE(excluded.guest_token_hash, games.guest_token_hash)",
         );
         let mut q = sqlx::query(&sql);
-        for a in chunk {
-            let s = a.summary.as_ref().expect("filtered");
+        for (acc, s) in chunk {
+            let a = acc.append;
             q = q
+                .bind(acc.game_no)
                 .bind(&a.game_id)
                 .bind(&a.host_token_hash)
                 .bind(&a.guest_token_hash)
@@ -295,21 +446,22 @@ async fn write_accepted(
         }
         q.execute(&mut *tx).await?;
     }
-    let mut events: Vec<(&str, i64, Option<&str>, &str)> = Vec::new();
-    for (a, bodies) in accepted {
-        for (k, (e, body)) in a.events.iter().zip(bodies.iter()).enumerate() {
+    let mut events: Vec<(i64, i64, Option<&str>, &str)> = Vec::new();
+    for acc in accepted {
+        let a = acc.append;
+        for (k, (e, body)) in a.events.iter().zip(acc.bodies.iter()).enumerate() {
             let rid = if k == 0 { a.request_id.as_deref() } else { None };
-            events.push((&a.game_id, e.seq as i64, rid, body));
+            events.push((acc.game_no, e.seq as i64, rid, body));
         }
     }
     for chunk in chunks(&events) {
         let sql = format!(
-            "INSERT INTO events (game_id, seq, request_id, body) VALUES {}",
+            "INSERT INTO events (game_no, seq, request_id, body) VALUES {}",
             vec!["(?, ?, ?, ?)"; chunk.len()].join(", ")
         );
         let mut q = sqlx::query(&sql);
-        for (id, seq, rid, body) in chunk {
-            q = q.bind(*id).bind(*seq).bind(*rid).bind(body);
+        for (no, seq, rid, body) in chunk {
+            q = q.bind(*no).bind(*seq).bind(*rid).bind(*body);
         }
         q.execute(&mut *tx).await?;
     }
@@ -338,17 +490,19 @@ impl EventStore for SqliteStore {
     }
 
     async fn load_unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
-        let rows = sqlx::query("SELECT game_id, host_token_hash, guest_token_hash FROM games WHERE finished = 0")
-            .fetch_all(&self.reads)
-            .await?;
+        let rows =
+            sqlx::query("SELECT game_no, game_id, host_token_hash, guest_token_hash FROM games WHERE finished = 0")
+                .fetch_all(&self.reads)
+                .await?;
         self.load_games(rows).await
     }
 
     async fn load(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
-        let rows = sqlx::query("SELECT game_id, host_token_hash, guest_token_hash FROM games WHERE game_id = ?")
-            .bind(game_id)
-            .fetch_all(&self.reads)
-            .await?;
+        let rows =
+            sqlx::query("SELECT game_no, game_id, host_token_hash, guest_token_hash FROM games WHERE game_id = ?")
+                .bind(game_id)
+                .fetch_all(&self.reads)
+                .await?;
         Ok(self.load_games(rows).await?.into_iter().next())
     }
 

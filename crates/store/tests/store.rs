@@ -112,3 +112,83 @@ async fn concurrent_appends_group_commit() {
     assert_eq!((ok, conflicts), (100, 100));
     assert_eq!(store.load_unfinished().await.unwrap().len(), 100);
 }
+
+/// A database from before integer game keys is migrated on open, keeping every event,
+/// request id and summary; the games go on from where they were.
+#[tokio::test]
+async fn migrates_databases_keyed_by_game_id() {
+    use sqlx::Connection;
+    let dir = std::env::temp_dir().join(format!("weiqi-store-{}-migrate", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("db.sqlite3");
+    {
+        let url = format!("sqlite://{}?mode=rwc", path.display());
+        let mut c = sqlx::SqliteConnection::connect(&url).await.unwrap();
+        for stmt in [
+            "CREATE TABLE games (game_id TEXT PRIMARY KEY, host_token_hash TEXT, guest_token_hash TEXT,
+                last_seq INTEGER NOT NULL, phase TEXT NOT NULL, board_size INTEGER NOT NULL,
+                move_number INTEGER NOT NULL, rules TEXT NOT NULL, finished INTEGER NOT NULL,
+                updated_ms INTEGER NOT NULL)",
+            "CREATE TABLE events (game_id TEXT NOT NULL, seq INTEGER NOT NULL, request_id TEXT, body TEXT NOT NULL)",
+            "CREATE UNIQUE INDEX events_by_game ON events (game_id, seq)",
+            "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "CREATE INDEX games_unfinished ON games (finished, updated_ms)",
+            "INSERT INTO games VALUES ('old', 'hh', NULL, 1, 'PHASE_WAITING', 9, 0, 'chinese', 0, 5)",
+        ] {
+            sqlx::query(stmt).execute(&mut c).await.unwrap();
+        }
+        let body = serde_json::to_string(&created()[0]).unwrap();
+        sqlx::query("INSERT INTO events VALUES ('old', 1, 'create-1', ?)")
+            .bind(body)
+            .execute(&mut c)
+            .await
+            .unwrap();
+    }
+    let store = SqliteStore::open(&path).await.unwrap();
+    let g = store.load("old").await.unwrap().expect("migrated");
+    assert_eq!(g.events.len(), 1);
+    assert_eq!(g.host_token_hash.as_deref(), Some("hh"));
+    assert_eq!(g.responses, vec![("create-1".to_string(), 1)]);
+    assert_eq!(store.load_unfinished().await.unwrap().len(), 1);
+    // The game goes on; a new game gets its own key.
+    let mut game = Game::from_events(&g.events).unwrap();
+    let join = game
+        .decide(
+            Actor::Guest,
+            &Command::Join {
+                nigiri_guess: None,
+                entropy: 0,
+            },
+            2,
+        )
+        .unwrap();
+    for e in &join {
+        game.apply(e).unwrap();
+    }
+    let joined = 1 + join.len();
+    store.append(append("old", 1, join)).await.unwrap();
+    store.append(append("new", 0, created())).await.unwrap();
+    assert!(matches!(
+        store.append(append("old", 1, created())).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    drop(store);
+    let store = SqliteStore::open(&path).await.unwrap();
+    assert_eq!(store.load("old").await.unwrap().unwrap().events.len(), joined);
+    assert_eq!(store.load("new").await.unwrap().unwrap().events.len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One process at a time: a second store on the same file is refused while the first is
+/// open, and allowed once it has closed.
+#[tokio::test]
+async fn one_writer_per_database() {
+    let (store, path) = open("lock").await;
+    store.append(append("g", 0, created())).await.unwrap();
+    let second = SqliteStore::open(&path).await;
+    assert!(matches!(second, Err(StoreError::Locked(_))), "{:?}", second.err());
+    drop(store);
+    let again = SqliteStore::open(&path).await.unwrap();
+    assert_eq!(again.load("g").await.unwrap().unwrap().events.len(), 1);
+}

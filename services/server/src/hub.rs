@@ -407,18 +407,18 @@ impl<S: EventStore> Hub<S> {
         request_id: Option<String>,
     ) -> Result<pb::CommandResult, Status> {
         let now = self.time.now_ms();
-        let events = entry
+        // `decide_next` hands back the game with the events applied: no second fold.
+        let (events, next) = entry
             .game
-            .decide(actor, &cmd, now)
+            .decide_next(actor, &cmd, now)
             .map_err(|r| convert::rejection_to(&r, game_id, &entry.game))?;
-        let mut next = entry.game.clone();
-        let watched = entry.tx.receiver_count() > 0;
-        let mut published = Vec::with_capacity(events.len());
-        for e in &events {
-            next.apply(e).map_err(|e| Status::internal(e.to_string()))?;
-            if watched {
-                // The state after each event, for watchers only.
-                published.push(Arc::new((e.clone(), convert::state_to(game_id, &next, e.at))));
+        let mut published = Vec::new();
+        if entry.tx.receiver_count() > 0 {
+            // The state after each event, for watchers only.
+            let mut g = entry.game.clone();
+            for e in &events {
+                g.apply(e).map_err(|e| Status::internal(e.to_string()))?;
+                published.push(Arc::new((e.clone(), convert::state_to(game_id, &g, e.at))));
             }
         }
         let result = pb::CommandResult {
