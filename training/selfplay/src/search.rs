@@ -261,15 +261,18 @@ impl Tree {
                 1.0 / leaf.legal.len() as f32
             };
         }
-        if let (Some(rng), true) = (noise, leaf.node == 0 && cfg.dirichlet_alpha > 0.0 && priors.len() > 1) {
-            if let Ok(gamma) = Gamma::new(cfg.dirichlet_alpha, 1.0) {
-                let eta: Vec<f32> = priors.iter().map(|_| gamma.sample(rng)).collect();
-                let total: f32 = eta.iter().sum();
-                if total > 0.0 {
-                    let eps = cfg.dirichlet_epsilon;
-                    for (p, g) in priors.iter_mut().zip(&eta) {
-                        *p = (1.0 - eps) * *p + eps * g / total;
-                    }
+        if let Some(rng) = noise
+            && leaf.node == 0
+            && cfg.dirichlet_alpha > 0.0
+            && priors.len() > 1
+            && let Ok(gamma) = Gamma::new(cfg.dirichlet_alpha, 1.0)
+        {
+            let eta: Vec<f32> = priors.iter().map(|_| gamma.sample(rng)).collect();
+            let total: f32 = eta.iter().sum();
+            if total > 0.0 {
+                let eps = cfg.dirichlet_epsilon;
+                for (p, g) in priors.iter_mut().zip(&eta) {
+                    *p = (1.0 - eps) * *p + eps * g / total;
                 }
             }
         }
