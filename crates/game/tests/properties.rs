@@ -61,16 +61,22 @@ fn command(op: u8, a: u8, b: u8) -> Command {
             if a & 1 == 0 {
                 Command::OfferDraw
             } else {
-                Command::AnswerDraw { accept: b % 4 == 0 }
+                Command::AnswerDraw {
+                    accept: b.is_multiple_of(4),
+                }
             }
         }
         13 => Command::Seal {
-            mv: if b % 5 == 0 { Move::Pass } else { Move::Place(point) },
+            mv: if b.is_multiple_of(5) {
+                Move::Pass
+            } else {
+                Move::Place(point)
+            },
             nonce: "12345678".into(),
         },
         14 => Command::Resume,
         _ => {
-            if a % 8 == 0 {
+            if a.is_multiple_of(8) {
                 Command::Resign
             } else {
                 Command::Tick
