@@ -124,7 +124,17 @@ impl SqliteStore {
             .connect_with(opts.clone().read_only(true))
             .await?;
         let (tx, rx) = mpsc::channel::<Job>(4096);
-        tokio::spawn(writer(conn, rx, lock));
+        // The writer runs on its own thread with its own event loop: under load the server's
+        // runtime has hundreds of request tasks queued, and a writer task among them waited
+        // behind them at every statement of every batch (milliseconds per commit).
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::Db(sqlx::Error::Io(e)))?;
+        std::thread::Builder::new()
+            .name("weiqi-store-writer".into())
+            .spawn(move || rt.block_on(writer(conn, rx, lock)))
+            .map_err(|e| StoreError::Db(sqlx::Error::Io(e)))?;
         let checkpointer = SqliteConnection::connect_with(&opts).await?;
         tokio::spawn(checkpoints(checkpointer, tx.downgrade()));
         Ok(SqliteStore { reads, writer: tx })

@@ -237,7 +237,12 @@ impl<S: EventStore> Hub<S> {
             return Err(Status::not_found(format!("no game {game_id:?}")));
         };
         let entry = Entry::from_stored(sg).map_err(|e| Status::internal(e.to_string()))?;
+        let finished = entry.game.phase() == Phase::Finished;
         let arc = Arc::new(Mutex::new(entry));
+        if finished {
+            // Finished games change no more: read from the store, not kept in memory.
+            return Ok(arc);
+        }
         Ok(self
             .games
             .write()
@@ -467,6 +472,9 @@ impl<S: EventStore> Hub<S> {
         if !was_finished && entry.game.phase() == Phase::Finished {
             self.metrics.games_finished.inc();
             self.metrics.games_active.dec();
+            // Only games in progress live in memory; a finished one is loaded from the
+            // store when asked for (its watchers keep this entry until they leave).
+            self.games.write().expect("lock").remove(game_id);
         }
         for b in published {
             let _ = entry.tx.send(b);
