@@ -69,12 +69,14 @@ impl Stats {
     }
 }
 
-fn authed<T>(msg: T, token: &str) -> tonic::Request<T> {
+/// The `authorization` value of a seat token, built once per game (cloning it is cheap).
+fn bearer(token: &str) -> anyhow::Result<MetadataValue<tonic::metadata::Ascii>> {
+    Ok(MetadataValue::try_from(format!("Bearer {token}"))?)
+}
+
+fn authed<T>(msg: T, auth: &MetadataValue<tonic::metadata::Ascii>) -> tonic::Request<T> {
     let mut r = tonic::Request::new(msg);
-    r.metadata_mut().insert(
-        "authorization",
-        MetadataValue::try_from(format!("Bearer {token}")).expect("ascii"),
-    );
+    r.metadata_mut().insert("authorization", auth.clone());
     r
 }
 
@@ -92,7 +94,7 @@ struct Player {
     client: GameServiceClient<Channel>,
     size: u32,
     game_id: String,
-    tokens: [String; 2],
+    auth: [MetadataValue<tonic::metadata::Ascii>; 2],
     state: State,
     rng: SmallRng,
 }
@@ -103,7 +105,7 @@ impl Player {
             client,
             size,
             game_id: String::new(),
-            tokens: [String::new(), String::new()],
+            auth: [bearer("")?, bearer("")?],
             state: State::new(size as u8, Rules::default())?,
             rng: SmallRng::seed_from_u64(seed),
         };
@@ -133,7 +135,7 @@ impl Player {
             .await?
             .into_inner();
         self.game_id = c.game_id;
-        self.tokens = [c.seat_token, j.seat_token];
+        self.auth = [bearer(&c.seat_token)?, bearer(&j.seat_token)?];
         self.state = State::new(self.size as u8, Rules::default())?;
         Ok(())
     }
@@ -143,7 +145,7 @@ impl Player {
         if self.state.is_over() {
             self.new_game().await?;
         }
-        let token = self.tokens[self.state.to_move().index()].clone();
+        let token = &self.auth[self.state.to_move().index()];
         let mv = self.state.choose_random(Policy::Light, &mut self.rng);
         let rid = format!("lg-{}", seq.fetch_add(1, Ordering::Relaxed));
         let mutation = Some(pb::Mutation {
@@ -162,11 +164,11 @@ impl Player {
                     }),
                     lag_ms: 0,
                 };
-                self.client.play(authed(req, &token)).await?;
+                self.client.play(authed(req, token)).await?;
             }
             Move::Pass => {
                 self.client
-                    .pass(authed(pb::PassRequest { mutation, lag_ms: 0 }, &token))
+                    .pass(authed(pb::PassRequest { mutation, lag_ms: 0 }, token))
                     .await?;
             }
         }
