@@ -282,5 +282,17 @@ fn run_search_writes_shards() {
         scored += sh.scored.iter().filter(|&&x| x == 1).count();
     }
     assert!(scored > 0);
+    // The same seed, settings and lanes give byte-identical shards.
+    let again = dir.with_extension("again");
+    let _ = std::fs::remove_dir_all(&again);
+    let m2 = run_search(&cfg, &again, false, &evs).unwrap();
+    assert_eq!(m, m2);
+    for s in &m.shards {
+        assert_eq!(
+            std::fs::read(dir.join(&s.file)).unwrap(),
+            std::fs::read(again.join(&s.file)).unwrap()
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&again);
 }
