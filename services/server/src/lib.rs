@@ -23,7 +23,6 @@ use std::sync::Arc;
 use anyhow::Context;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
-use tokio_stream::wrappers::TcpListenerStream;
 use tracing::{info, warn};
 use weiqi_proto::v1::game_service_server::GameServiceServer;
 use weiqi_store::SqliteStore;
@@ -146,7 +145,12 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
         .add_service(health_svc)
         .add_service(reflection)
         .add_service(svc)
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), shutdown);
+        // Our own listener (bound above, to learn the port) loses the builder's TCP_NODELAY:
+        // set it here. With Nagle's algorithm on, answers waited for the client's ACKs.
+        .serve_with_incoming_shutdown(
+            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
+            shutdown,
+        );
     let done = tokio::spawn(async move {
         let r = tokio::time::timeout(grace + std::time::Duration::from_secs(3600 * 24 * 365), server).await;
         match r {
