@@ -180,7 +180,44 @@ enum Command {
     },
 }
 
+/// glibc settings for processes that run a network: libtorch allocates its activations
+/// with glibc's malloc, whose default thresholds return those blocks to the kernel after
+/// every forward pass and fault them in again (a fifth of self-play time was in the kernel).
+/// Keeping them made network self-play 1.3x and training 1.2x faster here.
+const MALLOC_TUNABLES: &str = "glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=268435456";
+
+/// Whether these arguments run a network (training, or a `net:` player).
+fn runs_network(args: &[String]) -> bool {
+    matches!(args.get(1).map(String::as_str), Some("train"))
+        || (matches!(args.get(1).map(String::as_str), Some("selfplay" | "arena"))
+            && args.iter().any(|a| a.contains("net:")))
+}
+
+/// Runs this same command again with [`MALLOC_TUNABLES`] (glibc reads them only at process
+/// start) when it runs a network and no tunables are set; None to carry on in-process.
+fn rerun_with_malloc_tunables() -> Option<ExitCode> {
+    if !cfg!(all(feature = "tch", target_os = "linux", target_env = "gnu"))
+        || std::env::var_os("GLIBC_TUNABLES").is_some()
+    {
+        return None;
+    }
+    let args: Vec<String> = std::env::args().collect();
+    if !runs_network(&args) {
+        return None;
+    }
+    let exe = std::env::current_exe().ok()?;
+    let status = std::process::Command::new(exe)
+        .args(&args[1..])
+        .env("GLIBC_TUNABLES", MALLOC_TUNABLES)
+        .status()
+        .ok()?;
+    Some(ExitCode::from(status.code().unwrap_or(1).clamp(0, 255) as u8))
+}
+
 fn main() -> ExitCode {
+    if let Some(code) = rerun_with_malloc_tunables() {
+        return code;
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Replay { rules, files } => Ok(replay::replay_files(rules, &files)),
@@ -514,4 +551,24 @@ fn run_perft(size: u8, depth: u32, passes: bool, rules: Rules) -> anyhow::Result
     let state = State::new(size, rules)?;
     println!("{}", perft(&state, depth, passes));
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runs_network;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn only_network_commands_are_rerun() {
+        assert!(runs_network(&args("weiqi train --data d --out m")));
+        assert!(runs_network(&args("weiqi selfplay --policy net:m.safetensors --out d")));
+        assert!(runs_network(&args("weiqi arena net:a uniform")));
+        assert!(!runs_network(&args("weiqi selfplay --policy light --out d")));
+        assert!(!runs_network(&args("weiqi arena light uniform")));
+        assert!(!runs_network(&args("weiqi serve")));
+        assert!(!runs_network(&args("weiqi")));
+    }
 }
