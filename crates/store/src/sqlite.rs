@@ -399,6 +399,13 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
             .map(|r| r.unwrap_or_else(|| Err(StoreError::Db(sqlx::Error::Protocol(msg.clone())))))
             .collect();
     }
+    // Finished games take no more appends: forget them (the cache would otherwise grow
+    // with every game ever played; a late append would look the game up again).
+    for acc in &accepted {
+        if acc.append.summary.as_ref().is_some_and(|s| s.finished) {
+            games.known.remove(&acc.append.game_id);
+        }
+    }
     results.into_iter().map(|r| r.unwrap_or(Ok(()))).collect()
 }
 

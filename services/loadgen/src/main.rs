@@ -89,7 +89,8 @@ async fn channels(args: &Args) -> anyhow::Result<Vec<Channel>> {
 }
 
 /// One client's game: creates and joins, then plays random legal moves for both seats
-/// (the rules engine picks them), starting a new game when one ends.
+/// (the rules engine picks them); after two passes both accept the score (untimed, like
+/// creating and joining) and a new game starts.
 struct Player {
     client: GameServiceClient<Channel>,
     size: u32,
@@ -140,9 +141,26 @@ impl Player {
         Ok(())
     }
 
+    /// Both players accept the referee's dead stones, so the game ends (and leaves the
+    /// server's memory) as a real one would.
+    async fn finish(&mut self) -> anyhow::Result<()> {
+        for auth in self.auth.clone() {
+            let m = pb::Mutation {
+                game_id: self.game_id.clone(),
+                request_id: String::new(),
+                expected_move_number: None,
+            };
+            self.client
+                .accept_score(authed(pb::AcceptScoreRequest { mutation: Some(m) }, &auth))
+                .await?;
+        }
+        Ok(())
+    }
+
     /// One timed RPC: the next move. Returns the latency, or an error.
     async fn step(&mut self, seq: &AtomicU64) -> anyhow::Result<Duration> {
         if self.state.is_over() {
+            self.finish().await?;
             self.new_game().await?;
         }
         let token = &self.auth[self.state.to_move().index()];

@@ -68,7 +68,9 @@ pub struct Entry {
 
 impl Entry {
     fn new(game: Game, log: Vec<Event>) -> Entry {
-        let (tx, _) = broadcast::channel(1024);
+        // Small: the buffer is allocated with the game, and a watcher that falls behind
+        // catches up from the log.
+        let (tx, _) = broadcast::channel(64);
         Entry {
             game,
             log,
