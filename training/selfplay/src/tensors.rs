@@ -3,7 +3,7 @@
 
 use tch::{Kind, Tensor};
 
-use crate::Batch;
+use crate::{Batch, Batches};
 
 /// A [`Batch`] as tensors, ready for a network: inputs as float, targets as float.
 #[derive(Debug)]
@@ -58,6 +58,13 @@ impl Batch {
             )
             .to_kind(Kind::Float),
         }
+    }
+}
+
+impl<'a> Batches<'a> {
+    /// The same shuffled, augmented batches as tensors.
+    pub fn tensors(self) -> impl Iterator<Item = TensorBatch> + 'a {
+        self.map(|b| b.to_tensors())
     }
 }
 

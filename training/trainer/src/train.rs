@@ -101,11 +101,11 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
     let mut step = 0;
     let mut epoch = 0u64;
     'outer: loop {
-        for batch in Batches::new(&shards, cfg.batch, cfg.seed.wrapping_add(epoch), true) {
+        for batch in Batches::new(&shards, cfg.batch, cfg.seed.wrapping_add(epoch), true).tensors() {
             if step >= cfg.steps || t0.elapsed().as_secs_f64() > cfg.max_seconds {
                 break 'outer;
             }
-            let (pl, vl, ol) = losses(&net, &batch.to_tensors(), true);
+            let (pl, vl, ol) = losses(&net, &batch, true);
             let loss = &pl + &vl + 0.5 * &ol;
             opt.backward_step(&loss);
             sp += pl.double_value(&[]);
@@ -147,8 +147,8 @@ pub fn evaluate(model: &Path, data: &[PathBuf], batch: usize) -> Result<(f64, f6
     let shards = load_data(data)?;
     let (mut sp, mut sv, mut so, mut k) = (0.0, 0.0, 0.0, 0);
     tch::no_grad(|| {
-        for b in Batches::new(&shards, batch, 0, false) {
-            let (pl, vl, ol) = losses(&net, &b.to_tensors(), false);
+        for b in Batches::new(&shards, batch, 0, false).tensors() {
+            let (pl, vl, ol) = losses(&net, &b, false);
             sp += pl.double_value(&[]);
             sv += vl.double_value(&[]);
             so += ol.double_value(&[]);
