@@ -21,6 +21,9 @@ pub struct ServerConfig {
     pub shutdown_grace_ms: u64,
     /// How often the server records that it is alive (to credit downtime on restart).
     pub heartbeat_ms: u64,
+    /// Games in progress without a running clock, untouched this long, leave memory (they
+    /// stay in the store and come back with the next call); 0 keeps them.
+    pub idle_evict_ms: u64,
 }
 
 impl ServerConfig {
@@ -33,7 +36,8 @@ impl ServerConfig {
             .set_default("log_format", "json")?
             .set_default("log_level", "info")?
             .set_default("shutdown_grace_ms", 5000)?
-            .set_default("heartbeat_ms", 1000)?;
+            .set_default("heartbeat_ms", 1000)?
+            .set_default("idle_evict_ms", 600_000)?;
         if let Some(f) = file {
             b = b.add_source(config::File::from(f).required(true));
         }

@@ -64,6 +64,8 @@ pub struct Entry {
     requests: HashMap<String, u64>,
     pub tx: broadcast::Sender<Broadcast>,
     timer: Option<AbortHandle>,
+    /// Server time of the last command that changed the game (or of loading it).
+    last_active: Ms,
 }
 
 impl Entry {
@@ -79,6 +81,7 @@ impl Entry {
             requests: HashMap::new(),
             tx,
             timer: None,
+            last_active: 0,
         }
     }
 
@@ -183,7 +186,8 @@ impl<S: EventStore> Hub<S> {
         let now = self.time.now_ms();
         for sg in games {
             let id = sg.game_id.clone();
-            let entry = Entry::from_stored(sg)?;
+            let mut entry = Entry::from_stored(sg)?;
+            entry.last_active = now;
             self.games
                 .write()
                 .expect("lock")
@@ -238,7 +242,8 @@ impl<S: EventStore> Hub<S> {
         let Some(sg) = stored else {
             return Err(Status::not_found(format!("no game {game_id:?}")));
         };
-        let entry = Entry::from_stored(sg).map_err(|e| Status::internal(e.to_string()))?;
+        let mut entry = Entry::from_stored(sg).map_err(|e| Status::internal(e.to_string()))?;
+        entry.last_active = self.time.now_ms();
         let finished = entry.game.phase() == Phase::Finished;
         let arc = Arc::new(Mutex::new(entry));
         if finished {
@@ -252,6 +257,44 @@ impl<S: EventStore> Hub<S> {
             .entry(game_id.to_string())
             .or_insert(arc)
             .clone())
+    }
+
+    /// Drops from memory the games in progress that nobody has touched for `idle_ms`, have
+    /// no clock running (nothing will happen to them on its own), no watchers and are not
+    /// waiting for an opponent in the lobby. They stay
+    /// in the store, unfinished, and are loaded again by the next call that names them:
+    /// abandoned casual games no longer hold memory for good.
+    pub fn evict_idle(&self, idle_ms: Ms) -> usize {
+        let now = self.time.now_ms();
+        let mut games = self.games.write().expect("lock");
+        let before = games.len();
+        games.retain(|_, arc| {
+            // A game in use right now is kept.
+            let Ok(e) = arc.try_lock() else { return true };
+            now.saturating_sub(e.last_active) < idle_ms
+                // Open games stay listed in the lobby.
+                || e.game.phase() == Phase::WaitingForOpponent
+                || e.game.next_wakeup().is_some()
+                || e.tx.receiver_count() > 0
+                || e.timer.is_some()
+        });
+        before - games.len()
+    }
+
+    /// Runs [`Hub::evict_idle`] periodically until shutdown.
+    pub async fn evict_loop(self: Arc<Self>, idle_ms: Ms) {
+        let mut shutdown = self.shutdown.clone();
+        let every = std::time::Duration::from_millis((idle_ms / 4).clamp(1000, 60_000));
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = shutdown.changed() => return,
+            }
+            let n = self.evict_idle(idle_ms);
+            if n > 0 {
+                info!(games = n, "idle games left memory (kept in the store)");
+            }
+        }
     }
 
     pub fn game_ids(&self) -> Vec<String> {
@@ -463,6 +506,7 @@ impl<S: EventStore> Hub<S> {
             }
         }
         let events_first = events[0].seq;
+        entry.last_active = now;
         entry.game = next;
         entry.log.extend(events);
         if let Some(h) = guest_hash {

@@ -92,6 +92,9 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
     let hub = Arc::new(Hub::new(store, secret, metrics.clone(), stop_rx.clone()));
     hub.recover().await?;
     tokio::spawn(hub.clone().heartbeat_loop(cfg.heartbeat_ms));
+    if cfg.idle_evict_ms > 0 {
+        tokio::spawn(hub.clone().evict_loop(cfg.idle_evict_ms));
+    }
 
     let listener = TcpListener::bind(&cfg.listen)
         .await

@@ -101,3 +101,36 @@ async fn byo_yomi_calls_are_events() {
         ["30s", "40s", "50s", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
     );
 }
+
+/// Memory: a game in play without a clock, untouched for the idle time, leaves memory but
+/// not the store; the next call that names it brings it back where it was. Open games
+/// (the lobby) and timed games stay.
+#[tokio::test(start_paused = true)]
+async fn idle_games_leave_memory_and_come_back() {
+    let (h, _stop) = hub().await;
+    let (idle, _, _) = h.create(Settings::casual(9), "").await.unwrap();
+    h.join(&idle, "").await.unwrap();
+    let (open, _, _) = h.create(Settings::casual(9), "").await.unwrap();
+    let mut timed = Settings::casual(9);
+    timed.time = TimeControl::Absolute { main_ms: 3_600_000 };
+    let (clocked, _, _) = h.create(timed, "").await.unwrap();
+    h.join(&clocked, "").await.unwrap();
+    let before = get(&h, &idle).await;
+
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    assert_eq!(h.evict_idle(600_000), 0, "not idle long enough");
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    assert_eq!(h.evict_idle(600_000), 1);
+    let mut ids = h.game_ids();
+    ids.sort();
+    let mut want = vec![open.clone(), clocked.clone()];
+    want.sort();
+    assert_eq!(ids, want);
+
+    // Loaded again on demand, unchanged, and kept in memory again.
+    let after = get(&h, &idle).await;
+    assert_eq!(after.seq, before.seq);
+    assert_eq!(after.phase, pb::Phase::Playing as i32);
+    assert_eq!(after.board, before.board);
+    assert!(h.game_ids().contains(&idle));
+}
