@@ -57,6 +57,39 @@ struct SelfplayArgs {
     json: bool,
 }
 
+#[derive(clap::Args)]
+struct TrainArgs {
+    /// Self-play output folders.
+    #[arg(long, required = true, num_args = 1..)]
+    data: Vec<std::path::PathBuf>,
+    /// Checkpoint to write (.safetensors; the shape goes beside it as .json).
+    #[arg(long)]
+    out: std::path::PathBuf,
+    /// Continue from this checkpoint.
+    #[arg(long)]
+    init: Option<std::path::PathBuf>,
+    #[arg(long, default_value_t = 3)]
+    blocks: i64,
+    #[arg(long, default_value_t = 32)]
+    channels: i64,
+    #[arg(long, default_value_t = 2000)]
+    steps: usize,
+    #[arg(long, default_value_t = 64)]
+    batch: usize,
+    #[arg(long, default_value_t = 1e-3)]
+    lr: f64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long, default_value_t = 50)]
+    log_every: usize,
+    /// Stop after this many seconds.
+    #[arg(long, default_value_t = 1200.0)]
+    max_seconds: f64,
+    /// libtorch threads.
+    #[arg(long, default_value_t = 2)]
+    threads: i32,
+}
+
 #[derive(Parser)]
 #[command(
     name = "weiqi",
@@ -119,37 +152,7 @@ enum Command {
     /// Plays games in parallel and writes training shards (.npz), a manifest and SGF.
     Selfplay(SelfplayArgs),
     /// Trains the policy/value network on self-play data (cargo feature `tch`).
-    Train {
-        /// Self-play output folders.
-        #[arg(long, required = true, num_args = 1..)]
-        data: Vec<std::path::PathBuf>,
-        /// Checkpoint to write (.safetensors; the shape goes beside it as .json).
-        #[arg(long)]
-        out: std::path::PathBuf,
-        /// Continue from this checkpoint.
-        #[arg(long)]
-        init: Option<std::path::PathBuf>,
-        #[arg(long, default_value_t = 3)]
-        blocks: i64,
-        #[arg(long, default_value_t = 32)]
-        channels: i64,
-        #[arg(long, default_value_t = 2000)]
-        steps: usize,
-        #[arg(long, default_value_t = 64)]
-        batch: usize,
-        #[arg(long, default_value_t = 1e-3)]
-        lr: f64,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, default_value_t = 50)]
-        log_every: usize,
-        /// Stop after this many seconds.
-        #[arg(long, default_value_t = 1200.0)]
-        max_seconds: f64,
-        /// libtorch threads.
-        #[arg(long, default_value_t = 2)]
-        threads: i32,
-    },
+    Train(TrainArgs),
     /// Pits two players against each other: uniform, light, or net:PATH (feature `tch`).
     Arena {
         a: String,
@@ -235,33 +238,7 @@ fn main() -> ExitCode {
         } => replay::score_file(&file, &dead, json, rules),
         Command::Bench { what } => bench::run(what),
         Command::Referee { script } => referee::run(&script),
-        Command::Train {
-            data,
-            out,
-            init,
-            blocks,
-            channels,
-            steps,
-            batch,
-            lr,
-            seed,
-            log_every,
-            max_seconds,
-            threads,
-        } => train(
-            data,
-            out,
-            init,
-            blocks,
-            channels,
-            steps,
-            batch,
-            lr,
-            seed,
-            log_every,
-            max_seconds,
-            threads,
-        ),
+        Command::Train(args) => train(args),
         Command::Arena {
             a,
             b,
@@ -379,59 +356,37 @@ fn arena(
     Ok(ExitCode::SUCCESS)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn train(
-    data: Vec<std::path::PathBuf>,
-    out: std::path::PathBuf,
-    init: Option<std::path::PathBuf>,
-    blocks: i64,
-    channels: i64,
-    steps: usize,
-    batch: usize,
-    lr: f64,
-    seed: u64,
-    log_every: usize,
-    max_seconds: f64,
-    threads: i32,
-) -> anyhow::Result<ExitCode> {
+fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     #[cfg(feature = "tch")]
     {
-        tch::set_num_threads(threads);
-        let csv = out.with_extension("csv");
+        tch::set_num_threads(args.threads);
+        let csv = args.out.with_extension("csv");
         let cfg = weiqi_trainer::train::TrainConfig {
-            data,
-            out: out.clone(),
-            init,
-            blocks,
-            channels,
-            steps,
-            batch,
-            lr,
-            seed,
+            data: args.data,
+            out: args.out.clone(),
+            init: args.init,
+            blocks: args.blocks,
+            channels: args.channels,
+            steps: args.steps,
+            batch: args.batch,
+            lr: args.lr,
+            seed: args.seed,
             csv: csv.clone(),
-            log_every: log_every.max(1),
-            max_seconds,
+            log_every: args.log_every.max(1),
+            max_seconds: args.max_seconds,
         };
         let log = weiqi_trainer::train::train(&cfg)?;
-        println!("wrote {} and {} ({} log rows)", out.display(), csv.display(), log.len());
+        println!(
+            "wrote {} and {} ({} log rows)",
+            args.out.display(),
+            csv.display(),
+            log.len()
+        );
         Ok(ExitCode::SUCCESS)
     }
     #[cfg(not(feature = "tch"))]
     {
-        let _ = (
-            data,
-            out,
-            init,
-            blocks,
-            channels,
-            steps,
-            batch,
-            lr,
-            seed,
-            log_every,
-            max_seconds,
-            threads,
-        );
+        let _ = args;
         anyhow::bail!(
             "this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see README)"
         )
