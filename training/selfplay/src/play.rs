@@ -228,34 +228,19 @@ impl Recorder {
         let d = &mut self.d;
         let white_minus_black = state.tromp_taylor_score().white_minus_black;
         let owner: Vec<i8> = ownership(state.board());
-        let winner_sign = |mover: Color| -> f32 {
-            match resigned {
-                Some(loser) if loser == mover => -1.0,
-                Some(_) => 1.0,
-                None => {
-                    let margin = if mover == Color::White { 1.0 } else { -1.0 } * white_minus_black;
-                    if margin > 0.0 {
-                        1.0
-                    } else if margin < 0.0 {
-                        -1.0
-                    } else {
-                        0.0
-                    }
-                }
-            }
+        let winner = match resigned {
+            Some(loser) => Some(loser.opponent()),
+            None => weiqi_rules::Outcome::from_white_minus_black(white_minus_black).winner(),
         };
         for &mover in &self.movers {
             let sign: f64 = if mover == Color::White { 1.0 } else { -1.0 };
-            d.value.push(winner_sign(mover));
+            d.value.push(outcome_value(winner, mover));
             d.score.push((sign * white_minus_black) as f32);
             let s = if mover == Color::Black { 1 } else { -1 };
             d.ownership.extend(owner.iter().map(|&o| o * s));
         }
         d.scored = resigned.is_none();
-        d.winner = match resigned {
-            Some(loser) => Some(loser.opponent()),
-            None => weiqi_rules::Outcome::from_white_minus_black(white_minus_black).winner(),
-        };
+        d.winner = winner;
         d.positions = self.movers.len();
         d.white_minus_black = white_minus_black;
         d.resigned = resigned;
@@ -272,6 +257,15 @@ impl Recorder {
             d.sgf = Some(rec.to_sgf());
         }
         self.d
+    }
+}
+
+/// A finished game's result from `mover`'s view: 1 won, -1 lost, 0 drawn.
+pub(crate) fn outcome_value(winner: Option<Color>, mover: Color) -> f32 {
+    match winner {
+        Some(w) if w == mover => 1.0,
+        Some(_) => -1.0,
+        None => 0.0,
     }
 }
 

@@ -11,7 +11,7 @@ use rand_distr::{Distribution, Gamma};
 use weiqi_rules::{Color, Move, Rules, State};
 
 use crate::PLANES;
-use crate::play::{GameData, Recorder, cells, encode_planes, move_index};
+use crate::play::{GameData, Recorder, cells, encode_planes, move_index, outcome_value};
 
 /// An evaluator's answer for one position.
 #[derive(Debug, Clone, PartialEq)]
@@ -197,16 +197,8 @@ impl Tree {
             state.play(mv).expect("edges hold legal moves");
             if state.is_over() || state.move_number() >= max_moves {
                 // Exact result, from the view of the player to move there.
-                let wmb = state.tromp_taylor_score().white_minus_black;
-                let margin = if state.to_move() == Color::White { wmb } else { -wmb };
-                let v = if margin > 0.0 {
-                    1.0
-                } else if margin < 0.0 {
-                    -1.0
-                } else {
-                    0.0
-                };
-                self.backup(&path, None, v);
+                let winner = state.tromp_taylor_score().outcome.winner();
+                self.backup(&path, None, outcome_value(winner, state.to_move()));
                 return None;
             }
             hist.push(cells(&state, n));
