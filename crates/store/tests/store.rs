@@ -21,6 +21,15 @@ fn created() -> Vec<Event> {
     Game::new().decide(Actor::Host, &cmd, 0).unwrap()
 }
 
+/// The events of the guest joining a game that holds `log`, at time `at`.
+fn joined(log: &[Event], at: u64) -> Vec<Event> {
+    let cmd = Command::Join {
+        nigiri_guess: None,
+        entropy: 0,
+    };
+    Game::from_events(log).unwrap().decide(Actor::Guest, &cmd, at).unwrap()
+}
+
 fn append(id: &str, expected: u64, events: Vec<Event>) -> Append {
     Append {
         game_id: id.into(),
@@ -53,17 +62,7 @@ async fn append_load_and_conflicts() {
         Err(StoreError::Conflict { .. })
     ));
     // Appending at a stale seq conflicts; the right one succeeds.
-    let g = Game::from_events(&events).unwrap();
-    let join = g
-        .decide(
-            Actor::Guest,
-            &Command::Join {
-                nigiri_guess: None,
-                entropy: 0,
-            },
-            5,
-        )
-        .unwrap();
+    let join = joined(&events, 5);
     assert!(matches!(
         store.append(append("g1", 0, join.clone())).await,
         Err(StoreError::Conflict { .. })
@@ -152,21 +151,8 @@ async fn migrates_databases_keyed_by_game_id() {
     assert_eq!(g.responses, vec![("create-1".to_string(), 1)]);
     assert_eq!(store.load_unfinished().await.unwrap().len(), 1);
     // The game goes on; a new game gets its own key.
-    let mut game = Game::from_events(&g.events).unwrap();
-    let join = game
-        .decide(
-            Actor::Guest,
-            &Command::Join {
-                nigiri_guess: None,
-                entropy: 0,
-            },
-            2,
-        )
-        .unwrap();
-    for e in &join {
-        game.apply(e).unwrap();
-    }
-    let joined = 1 + join.len();
+    let join = joined(&g.events, 2);
+    let total = 1 + join.len();
     store.append(append("old", 1, join)).await.unwrap();
     store.append(append("new", 0, created())).await.unwrap();
     assert!(matches!(
@@ -175,7 +161,7 @@ async fn migrates_databases_keyed_by_game_id() {
     ));
     drop(store);
     let store = SqliteStore::open(&path).await.unwrap();
-    assert_eq!(store.load("old").await.unwrap().unwrap().events.len(), joined);
+    assert_eq!(store.load("old").await.unwrap().unwrap().events.len(), total);
     assert_eq!(store.load("new").await.unwrap().unwrap().events.len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
