@@ -817,3 +817,22 @@ fn sgf_export_r11() {
     let rec = weiqi_rules::sgf::GameRecord::parse(&sgf).unwrap();
     assert!(rec.replay(rec.named_rules().unwrap()).unwrap().first_illegal.is_none());
 }
+
+/// Stored events omit zero clock fields, and the full form written before still reads (C2:
+/// the clocks an event carries are what recovery resumes from).
+#[test]
+fn event_clocks_compact_and_full_forms_read() {
+    let full = r#"{"seq":10,"at":5,"clocks":[{"main_ms":0,"periods":3,"period_ms":0,"stones":0,"lag_quota_ms":300,"running":true,"flagged":false},{"main_ms":0,"periods":0,"period_ms":0,"stones":0,"lag_quota_ms":0,"running":false,"flagged":true}],"kind":{"type":"passed","color":"white","declared_end":false,"lag_ms":0}}"#;
+    let e: Event = serde_json::from_str(full).unwrap();
+    assert_eq!(e.clocks[0].periods, 3);
+    assert_eq!(e.clocks[0].lag_quota_ms, 300);
+    assert!(e.clocks[0].running && !e.clocks[0].flagged);
+    assert!(e.clocks[1].flagged && !e.clocks[1].running);
+    let compact = serde_json::to_string(&e).unwrap();
+    assert!(
+        compact.contains(r#""clocks":[{"periods":3,"lag_quota_ms":300,"running":true},{"flagged":true}]"#),
+        "{compact}"
+    );
+    assert!(compact.len() * 3 < full.len() * 2, "{compact}");
+    assert_eq!(serde_json::from_str::<Event>(&compact).unwrap(), e);
+}
