@@ -50,10 +50,13 @@ pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point>
     let n = board.cell_count();
     let mut owned = vec![[0u32; 2]; n];
     let mut rng = SplitMix(board.hash() as u64 ^ (board.hash() >> 64) as u64);
-    let cap = 4 * board.area() as usize + state.move_number();
+    let cap = 4 * board.area() as usize;
+    // The continuations start from the position alone, without the game's history: this
+    // is an estimate, and copying a long history (and its superko set) into every playout
+    // cost more than the playout itself.
+    let start = State::from_board(board.clone(), state.to_move(), *state.rules());
     for _ in 0..playouts {
-        let mut s = state.clone();
-        s.resume();
+        let mut s = start.clone();
         s.play_random_game(Policy::Light, &mut rng, cap);
         let b = s.board();
         let reach = region_reach(b);
