@@ -564,11 +564,22 @@ async fn health_ping_and_lobby() {
     let p = c
         .ping(pb::PingRequest {
             payload: b"hi".to_vec(),
+            durable: false,
         })
         .await
         .unwrap()
         .into_inner();
     assert_eq!(p.payload, b"hi");
+    // A durable ping is answered after a group commit of the store.
+    let p = c
+        .ping(pb::PingRequest {
+            payload: b"deep".to_vec(),
+            durable: true,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(p.payload, b"deep");
     let created = c
         .create_game(pb::CreateGameRequest {
             settings: None,

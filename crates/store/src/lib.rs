@@ -92,4 +92,11 @@ pub trait EventStore: Send + Sync + 'static {
     fn heartbeat(&self, now_ms: u64) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// The last heartbeat, if any.
     fn last_heartbeat(&self) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send;
+    /// Writes one small row through the same path as an append, durable when it returns:
+    /// a deep health check of storage, and the per-write cost of storage for load tests.
+    /// Only the last [`PROBE_SLOTS`] probes are kept.
+    fn probe(&self, now_ms: u64, payload: &[u8]) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
+
+/// How many probe rows a store keeps (older ones are overwritten).
+pub const PROBE_SLOTS: u64 = 1024;

@@ -94,6 +94,10 @@ impl EventStore for MemoryStore {
         Ok(())
     }
 
+    async fn probe(&self, _now_ms: u64, _payload: &[u8]) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     async fn last_heartbeat(&self) -> Result<Option<u64>, StoreError> {
         Ok(self.inner.lock().expect("lock").heartbeat)
     }

@@ -38,6 +38,8 @@ const SCHEMA: &[&str] = &[
         body TEXT NOT NULL)",
     "CREATE UNIQUE INDEX IF NOT EXISTS events_by_game ON events (game_no, seq)",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    // The last `PROBE_SLOTS` durable pings, overwritten in turn.
+    "CREATE TABLE IF NOT EXISTS probes (slot INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL, payload BLOB NOT NULL)",
     "CREATE INDEX IF NOT EXISTS games_unfinished ON games (finished, updated_ms)",
 ];
 
@@ -68,6 +70,8 @@ enum Write {
     Append(Box<Append>, Vec<String>),
     /// The service is alive at this time (ms).
     Heartbeat(u64),
+    /// A probe row: time and payload.
+    Probe(u64, Vec<u8>),
 }
 
 type Job = (Write, oneshot::Sender<Result<(), StoreError>>);
@@ -220,6 +224,8 @@ struct Known {
 struct Games {
     known: HashMap<String, Known>,
     next_no: i64,
+    /// Probes written since the writer started (the next probe's slot, modulo the slots).
+    probes: u64,
 }
 
 /// The single writer: takes whatever writes are waiting, commits them in one transaction
@@ -242,6 +248,7 @@ async fn writer(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>, _lock: 
     let mut games = Games {
         known: HashMap::new(),
         next_no,
+        probes: 0,
     };
     while let Some(job) = rx.recv().await {
         batch.push(job);
@@ -331,9 +338,15 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
     let mut results: Vec<Option<Result<(), StoreError>>> = Vec::with_capacity(batch.len());
     let mut accepted: Vec<Accepted<'_>> = Vec::new();
     let mut heartbeat: Option<u64> = None;
+    let mut probes: Vec<(i64, u64, &[u8])> = Vec::new();
     let mut touched: Vec<String> = Vec::new();
     for (write, _) in batch {
         match write {
+            Write::Probe(ms, payload) => {
+                probes.push(((games.probes % crate::PROBE_SLOTS) as i64, *ms, payload));
+                games.probes += 1;
+                results.push(None);
+            }
             Write::Heartbeat(ms) => {
                 heartbeat = Some(heartbeat.map_or(*ms, |h: u64| h.max(*ms)));
                 results.push(None);
@@ -388,7 +401,7 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
             }
         }
     }
-    if let Err(e) = write_accepted(conn, &accepted, heartbeat).await {
+    if let Err(e) = write_accepted(conn, &accepted, heartbeat, &probes).await {
         // Nothing of this batch is on disk: forget what we assumed and fail the accepted.
         for id in touched {
             games.known.remove(&id);
@@ -414,6 +427,7 @@ async fn write_accepted(
     conn: &mut SqliteConnection,
     accepted: &[Accepted<'_>],
     heartbeat: Option<u64>,
+    probes: &[(i64, u64, &[u8])],
 ) -> Result<(), StoreError> {
     let mut tx = conn.begin().await?;
     // Summary rows, only where they changed (most moves change none) or the game is new.
@@ -482,6 +496,17 @@ async fn write_accepted(
         }
         q.execute(&mut *tx).await?;
     }
+    for chunk in chunks(probes) {
+        let sql = format!(
+            "INSERT OR REPLACE INTO probes (slot, at_ms, payload) VALUES {}",
+            vec!["(?, ?, ?)"; chunk.len()].join(", ")
+        );
+        let mut q = sqlx::query(&sql);
+        for (slot, ms, payload) in chunk {
+            q = q.bind(*slot).bind(*ms as i64).bind(*payload);
+        }
+        q.execute(&mut *tx).await?;
+    }
     if let Some(ms) = heartbeat {
         sqlx::query("INSERT OR REPLACE INTO meta (key, value) VALUES ('heartbeat_ms', ?)")
             .bind(ms.to_string())
@@ -526,6 +551,10 @@ impl EventStore for SqliteStore {
     async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {
         // Through the writer too: one connection writes, so there is no lock contention.
         self.write(Write::Heartbeat(now_ms)).await
+    }
+
+    async fn probe(&self, now_ms: u64, payload: &[u8]) -> Result<(), StoreError> {
+        self.write(Write::Probe(now_ms, payload.to_vec())).await
     }
 
     async fn last_heartbeat(&self) -> Result<Option<u64>, StoreError> {

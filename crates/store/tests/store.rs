@@ -178,3 +178,32 @@ async fn one_writer_per_database() {
     let again = SqliteStore::open(&path).await.unwrap();
     assert_eq!(again.load("g").await.unwrap().unwrap().events.len(), 1);
 }
+
+/// Durable pings: each is a row written through the group commit; only the last
+/// `PROBE_SLOTS` are kept, and they interleave with appends in the same batches.
+#[tokio::test]
+async fn probes_are_rows_in_a_bounded_ring() {
+    let (store, path) = open("probes").await;
+    let mut tasks = Vec::new();
+    for i in 0..1500u64 {
+        let s = store.clone();
+        tasks.push(tokio::spawn(async move { s.probe(i, &i.to_le_bytes()).await }));
+    }
+    store.append(append("g1", 0, created())).await.unwrap();
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    drop(store);
+    let store = SqliteStore::open(&path).await.unwrap();
+    assert_eq!(store.load_unfinished().await.unwrap().len(), 1);
+    drop(store);
+    let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    let (rows, max_slot): (i64, i64) = sqlx::query_as("SELECT count(*), max(slot) FROM probes")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(rows as u64, weiqi_store::PROBE_SLOTS);
+    assert_eq!(max_slot as u64, weiqi_store::PROBE_SLOTS - 1);
+}

@@ -1,7 +1,8 @@
 //! weiqi-loadgen: N concurrent games of random legal moves against a weiqi server for a
 //! bounded time; prints calls/s and latency p50/p99/p999 (hdrhistogram). With
-//! `--compare`, first measures the trivial `Ping` RPC with the same concurrency and
-//! connections — the ceiling of the stack — and prints both side by side.
+//! `--compare`, first measures with the same concurrency and connections the trivial
+//! `Ping` RPC (the ceiling of the stack) and a durable `Ping` (answered after the store's
+//! group commit: the ceiling with every answer durable), and prints all three side by side.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -40,7 +41,7 @@ struct Args {
     /// Board size of the games.
     #[arg(long, default_value_t = 9)]
     size: u32,
-    /// Also measure Ping first, as the ceiling.
+    /// Also measure Ping and durable Ping first, as the ceilings.
     #[arg(long)]
     compare: bool,
     #[arg(long)]
@@ -196,7 +197,18 @@ impl Player {
     }
 }
 
-async fn run(args: &Args, ping: bool) -> anyhow::Result<Stats> {
+/// What the client tasks call in a measurement.
+#[derive(Clone, Copy, PartialEq)]
+enum Workload {
+    Ping,
+    /// Ping answered after the store's group commit.
+    DurablePing,
+    Moves,
+}
+
+async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
+    let ping = workload != Workload::Moves;
+    let durable = workload == Workload::DurablePing;
     let chans = channels(args).await?;
     let stop = Arc::new(AtomicBool::new(false));
     let seq = Arc::new(AtomicU64::new(0));
@@ -229,7 +241,10 @@ async fn run(args: &Args, ping: bool) -> anyhow::Result<Stats> {
                     None => {
                         let t0 = Instant::now();
                         client
-                            .ping(pb::PingRequest { payload: vec![0; 16] })
+                            .ping(pb::PingRequest {
+                                payload: vec![0; 16],
+                                durable,
+                            })
                             .await
                             .map(|_| t0.elapsed())
                             .map_err(anyhow::Error::from)
@@ -267,24 +282,29 @@ async fn run(args: &Args, ping: bool) -> anyhow::Result<Stats> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let ping = if args.compare {
-        Some(run(&args, true).await?)
+    let (ping, durable) = if args.compare {
+        (
+            Some(run(&args, Workload::Ping).await?),
+            Some(run(&args, Workload::DurablePing).await?),
+        )
     } else {
-        None
+        (None, None)
     };
-    let moves = run(&args, false).await?;
+    let moves = run(&args, Workload::Moves).await?;
     if args.json {
         let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "moves": moves.json() });
-        if let Some(p) = &ping {
+        if let (Some(p), Some(d)) = (&ping, &durable) {
             v["ping"] = p.json();
+            v["durable_ping"] = d.json();
             v["throughput_ratio"] = (moves.rate() / p.rate()).into();
             v["p99_ratio"] = (moves.q(0.99) / p.q(0.99)).into();
+            v["durable_ping_throughput_ratio"] = (d.rate() / p.rate()).into();
         }
         println!("{v}");
     } else {
         let line = |name: &str, s: &Stats| {
             println!(
-                "{name:>6}: {:>9.0} calls/s  p50 {:>7.2} ms  p99 {:>7.2} ms  p999 {:>7.2} ms  ({} calls, {} errors, {:.1} s)",
+                "{name:>7}: {:>9.0} calls/s  p50 {:>7.2} ms  p99 {:>7.2} ms  p999 {:>7.2} ms  ({} calls, {} errors, {:.1} s)",
                 s.rate(),
                 s.q(0.5),
                 s.q(0.99),
@@ -298,16 +318,19 @@ async fn main() -> anyhow::Result<()> {
             "{} concurrent games on {} connections, {}x{}",
             args.games, args.connections, args.size, args.size
         );
-        if let Some(p) = &ping {
+        if let (Some(p), Some(d)) = (&ping, &durable) {
             line("ping", p);
+            line("durable", d);
         }
         line("moves", &moves);
-        if let Some(p) = &ping {
-            println!(
-                "moves/ping: throughput {:.0}%, p99 {:.2}x",
-                100.0 * moves.rate() / p.rate(),
-                moves.q(0.99) / p.q(0.99)
-            );
+        if let (Some(p), Some(d)) = (&ping, &durable) {
+            for (name, s) in [("durable", d), ("moves", &moves)] {
+                println!(
+                    "{name}/ping: throughput {:.0}%, p99 {:.2}x",
+                    100.0 * s.rate() / p.rate(),
+                    s.q(0.99) / p.q(0.99)
+                );
+            }
         }
     }
     Ok(())

@@ -230,6 +230,12 @@ impl<S: EventStore> Hub<S> {
         }
     }
 
+    /// Returns once a probe row (time and payload) has gone through the store's group
+    /// commit, like a move's events.
+    pub async fn durable_ping(&self, payload: &[u8]) -> Result<(), Status> {
+        self.store.probe(self.time.now_ms(), payload).await.map_err(store_error)
+    }
+
     /// A game's entry, loading a finished game from the store on demand.
     pub async fn entry(&self, game_id: &str) -> Result<Arc<Mutex<Entry>>, Status> {
         if let Some(e) = self.games.read().expect("lock").get(game_id) {

@@ -439,6 +439,13 @@ impl<S: EventStore> GameService for GameSvc<S> {
 
     async fn ping(&self, request: Request<pb::PingRequest>) -> Result<Response<pb::PingResponse>, Status> {
         let _t = self.timer("Ping");
+        let r = request.get_ref();
+        if r.durable {
+            if r.payload.len() > 1024 {
+                return Err(convert::invalid("a durable ping carries at most 1024 bytes"));
+            }
+            self.hub.durable_ping(&r.payload).await?;
+        }
         Ok(Response::new(pb::PingResponse {
             payload: request.into_inner().payload,
         }))
