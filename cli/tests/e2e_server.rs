@@ -613,3 +613,35 @@ async fn health_ping_and_lobby() {
             .any(|s| s.game_id == created.game_id && s.board_size == 19)
     );
 }
+
+/// gRPC-Web over HTTP/1.1, as a browser sends it: a framed Ping comes back framed, with
+/// the status in a trailer frame.
+#[tokio::test]
+async fn grpc_web_over_http1() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::fresh("grpc-web");
+    // PingRequest { payload: "web" } behind the 5-byte gRPC frame header.
+    let message = [0x0a, 0x03, b'w', b'e', b'b'];
+    let mut body = vec![0u8, 0, 0, 0, message.len() as u8];
+    body.extend_from_slice(&message);
+    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    let head = format!(
+        "POST /weiqi.v1.GameService/Ping HTTP/1.1\r\nHost: {}\r\nContent-Type: application/grpc-web+proto\r\n\
+         X-Grpc-Web: 1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&answer).to_lowercase();
+    assert!(text.starts_with("http/1.1 200"), "{text}");
+    assert!(text.contains("content-type: application/grpc-web+proto"), "{text}");
+    // The echoed message in a data frame, then the trailers frame (flag 0x80).
+    assert!(answer.windows(body.len()).any(|w| w == body.as_slice()), "{text}");
+    assert!(text.contains("grpc-status:0"), "{text}");
+}

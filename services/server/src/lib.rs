@@ -16,6 +16,7 @@ pub mod convert;
 pub mod hub;
 pub mod metrics;
 pub mod service;
+pub mod transport;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -151,7 +152,10 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
         // Our own listener (bound above, to learn the port) loses the builder's TCP_NODELAY:
         // set it here. With Nagle's algorithm on, answers waited for the client's ACKs.
         .serve_with_incoming_shutdown(
-            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
+            tokio_stream::StreamExt::map(
+                tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
+                |conn| conn.map(transport::ScalarWrites),
+            ),
             shutdown,
         );
     let done = tokio::spawn(async move {
