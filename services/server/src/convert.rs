@@ -270,12 +270,8 @@ pub fn state_to(game_id: &str, g: &Game, now: Ms) -> pb::GameState {
 }
 
 pub fn event_to(e: &Event) -> pb::Event {
-    let payload = serde_json::to_value(&e.kind).unwrap_or_default();
-    let kind = payload
-        .get("type")
-        .and_then(|t| t.as_str())
-        .unwrap_or_default()
-        .to_string();
+    let payload_json = serde_json::to_string(&e.kind).unwrap_or_default();
+    let kind = kind_name(&payload_json).to_string();
     let (color, point) = match &e.kind {
         EventKind::MovePlayed { color, point, .. } => (Some(*color), Some(*point)),
         EventKind::Passed { color, .. } | EventKind::Warning { color, .. } | EventKind::Announcement { color, .. } => {
@@ -301,10 +297,18 @@ pub fn event_to(e: &Event) -> pb::Event {
         black_clock: Some(clock_to(&e.clocks[0])),
         white_clock: Some(clock_to(&e.clocks[1])),
         kind,
-        payload_json: serde_json::to_string(&e.kind).unwrap_or_default(),
+        payload_json,
         color: color_to(color),
         point: point.map(point_to),
     }
+}
+
+/// The `type` of an event kind from its JSON. `EventKind` is tagged internally, and serde
+/// writes the tag first, so it is read off the front instead of building a JSON tree.
+fn kind_name(json: &str) -> &str {
+    json.strip_prefix(r#"{"type":""#)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_default()
 }
 
 /// A refused command as a gRPC status with a machine-readable reason.
@@ -330,4 +334,40 @@ pub fn with_info(code: Code, message: String, reason: &str, game_id: &str, g: &G
         ("phase".to_string(), phase_name(g.phase()).to_string()),
     ]);
     Status::with_error_details(code, message, ErrorDetails::with_error_info(reason, DOMAIN, meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use weiqi_game::EventKind;
+    use weiqi_rules::{Color, Point};
+
+    use super::kind_name;
+
+    /// The name read off the front of the JSON is the one serde writes as the tag.
+    #[test]
+    fn kind_name_is_the_serde_tag() {
+        let kinds = [
+            EventKind::Joined,
+            EventKind::MovePlayed {
+                color: Color::White,
+                point: Point::new(3, 4),
+                captures: 2,
+                lag_ms: 0,
+            },
+            EventKind::Passed {
+                color: Color::Black,
+                declared_end: true,
+                lag_ms: 5,
+            },
+            EventKind::ScoringStarted {
+                proposal: vec![Point::new(0, 0)],
+            },
+        ];
+        for k in kinds {
+            let value = serde_json::to_value(&k).unwrap();
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(kind_name(&json), value["type"].as_str().unwrap(), "{json}");
+            assert!(!kind_name(&json).is_empty());
+        }
+    }
 }
