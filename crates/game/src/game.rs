@@ -266,53 +266,41 @@ impl Game {
     /// [`Game::decide`], also returning the game with the events applied (which `decide`
     /// builds anyway), so a caller that will apply them need not fold them again.
     pub fn decide_next(&self, by: Actor, cmd: &Command, now: Ms) -> Result<(Vec<Event>, Game), Rejection> {
+        let mut next = self.clone();
+        let events = Tx::run(&mut next, by, cmd, now)?;
+        Ok((events, next))
+    }
+
+    /// [`Game::decide_next`] on this game itself: on success the events are applied to it,
+    /// on a rejection it is unchanged. A move or pass with no clock event due (nearly every
+    /// call) is decided without copying the game: every way it can be refused comes before
+    /// its first event. Anything else is decided on a copy that then replaces this game.
+    pub fn decide_in_place(&mut self, by: Actor, cmd: &Command, now: Ms) -> Result<Vec<Event>, Rejection> {
+        if !self.refusals_come_first(cmd, now) {
+            let (events, next) = self.decide_next(by, cmd, now)?;
+            *self = next;
+            return Ok(events);
+        }
+        let seq = self.seq;
+        let decided = Tx::run(self, by, cmd, now);
+        debug_assert!(decided.is_ok() || self.seq == seq, "refused after an event");
+        decided
+    }
+
+    /// Whether deciding `cmd` at `now` can refuse it only before emitting any event: a move
+    /// or pass in play with no byo-yomi call or flag due (those events come first, and the
+    /// move may then still be refused).
+    fn refusals_come_first(&self, cmd: &Command, now: Ms) -> bool {
         let now = now.max(self.last_at);
-        let mut tx = Tx {
-            g: self.clone(),
-            out: Vec::new(),
-            now,
-        };
-        if let Command::Create {
-            settings,
-            nigiri_commitment,
-        } = cmd
-        {
-            if self.settings.is_some() {
-                return Err(Rejection::NotPermitted("the game already exists".into()));
-            }
-            if by != Actor::Host {
-                return Err(Rejection::NotPermitted("only the host creates a game".into()));
-            }
-            validate_settings(settings, nigiri_commitment.as_deref())?;
-            tx.emit(EventKind::Created {
-                settings: settings.clone(),
-                nigiri_commitment: nigiri_commitment.clone(),
-            });
-            return Ok((tx.out, tx.g));
-        }
-        if self.settings.is_none() {
-            return Err(Rejection::NotPermitted("the game has not been created".into()));
-        }
-        if self.phase == Phase::Finished {
-            return Err(Rejection::WrongPhase(Phase::Finished));
-        }
-        if let Command::CreditTime { ms } = cmd {
-            // Settled before time: the outage must not flag anyone.
-            if by != Actor::Server {
-                return Err(Rejection::NotPermitted("only the server credits time".into()));
-            }
-            if self.clock.running().is_some() && *ms > 0 {
-                tx.emit(EventKind::TimeCredited { ms: *ms });
-            }
-            return Ok((tx.out, tx.g));
-        }
-        tx.settle_time();
-        if tx.g.phase == Phase::Finished || matches!(cmd, Command::Tick | Command::ClaimTimeout) {
-            return Ok((tx.out, tx.g));
-        }
-        // Commands are checked against the state after the time events.
-        tx.command(by, cmd)?;
-        Ok((tx.out, tx.g))
+        matches!(cmd, Command::Play { .. } | Command::Pass { .. })
+            && self.settings.is_some()
+            && self.phase == Phase::Playing
+            && self.clock.flagged_at(now).is_none()
+            && !self
+                .clock
+                .announcements()
+                .iter()
+                .any(|a| a.due > self.last_announced && a.due <= now && self.clock.flagged_at(a.due).is_none())
     }
 
     // ---- apply --------------------------------------------------------------------------
@@ -534,14 +522,68 @@ fn validate_settings(s: &Settings, commitment: Option<&str>) -> Result<(), Rejec
     Ok(())
 }
 
-/// A decision in progress: events emitted so far, applied to a scratch copy.
-struct Tx {
-    g: Game,
+/// A decision in progress: events emitted so far, each applied to the game as it is
+/// emitted (a copy, or the game itself when no refusal can follow an event).
+struct Tx<'g> {
+    g: &'g mut Game,
     out: Vec<Event>,
     now: Ms,
 }
 
-impl Tx {
+impl Tx<'_> {
+    /// Decides `cmd` on `g`, applying each event to `g` as it is emitted; returns the
+    /// events. On a refusal, `g` holds whatever was emitted before it (see
+    /// [`Game::decide_in_place`] for when that is nothing).
+    fn run(g: &mut Game, by: Actor, cmd: &Command, now: Ms) -> Result<Vec<Event>, Rejection> {
+        let now = now.max(g.last_at);
+        let mut tx = Tx {
+            g,
+            out: Vec::new(),
+            now,
+        };
+        if let Command::Create {
+            settings,
+            nigiri_commitment,
+        } = cmd
+        {
+            if tx.g.settings.is_some() {
+                return Err(Rejection::NotPermitted("the game already exists".into()));
+            }
+            if by != Actor::Host {
+                return Err(Rejection::NotPermitted("only the host creates a game".into()));
+            }
+            validate_settings(settings, nigiri_commitment.as_deref())?;
+            tx.emit(EventKind::Created {
+                settings: settings.clone(),
+                nigiri_commitment: nigiri_commitment.clone(),
+            });
+            return Ok(tx.out);
+        }
+        if tx.g.settings.is_none() {
+            return Err(Rejection::NotPermitted("the game has not been created".into()));
+        }
+        if tx.g.phase == Phase::Finished {
+            return Err(Rejection::WrongPhase(Phase::Finished));
+        }
+        if let Command::CreditTime { ms } = cmd {
+            // Settled before time: the outage must not flag anyone.
+            if by != Actor::Server {
+                return Err(Rejection::NotPermitted("only the server credits time".into()));
+            }
+            if tx.g.clock.running().is_some() && *ms > 0 {
+                tx.emit(EventKind::TimeCredited { ms: *ms });
+            }
+            return Ok(tx.out);
+        }
+        tx.settle_time();
+        if tx.g.phase == Phase::Finished || matches!(cmd, Command::Tick | Command::ClaimTimeout) {
+            return Ok(tx.out);
+        }
+        // Commands are checked against the state after the time events.
+        tx.command(by, cmd)?;
+        Ok(tx.out)
+    }
+
     fn emit(&mut self, kind: EventKind) {
         let mut e = Event {
             seq: self.g.seq + 1,

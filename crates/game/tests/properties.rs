@@ -132,6 +132,40 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Deciding in place (no copy for a move or pass) gives the same events and the same
+    /// game as deciding on a copy, and a refused command leaves the game as it was: clocks,
+    /// byo-yomi calls and flags due (C2), ko rules (C7) and referee modes (C5) included.
+    #[test]
+    fn deciding_in_place_equals_deciding_on_a_copy(k in 0u8..16, size in 3u8..7, ops in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>(), any::<u8>(), 0u64..1500), 0..120)) {
+        let mut g = Game::new();
+        let create = Command::Create { settings: settings(k, size), nigiri_commitment: None };
+        g.decide_in_place(Actor::Host, &create, 0).unwrap();
+        g.decide_in_place(Actor::Guest, &Command::Join { nigiri_guess: None, entropy: k as u64 }, 0).unwrap();
+        let mut now = 0;
+        for (who, op, a, b, dt) in ops {
+            now += dt;
+            let actor = [Actor::Host, Actor::Guest, Actor::Server][who as usize];
+            let cmd = command(op, a, b);
+            let mut h = g.clone();
+            let in_place = h.decide_in_place(actor, &cmd, now);
+            match g.decide_next(actor, &cmd, now) {
+                Ok((events, next)) => {
+                    prop_assert_eq!(in_place, Ok(events));
+                    prop_assert_eq!(&h, &next);
+                    g = next;
+                }
+                Err(refused) => {
+                    prop_assert_eq!(in_place, Err(refused));
+                    prop_assert_eq!(&h, &g);
+                }
+            }
+        }
+    }
+}
+
 /// C7: under simple ko, random play on a tiny board reaches a repeated position three
 /// times, and the referee ends the game with no result.
 #[test]
