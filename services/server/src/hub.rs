@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use prost::Message;
-use tokio::sync::{Mutex, broadcast, watch};
+use tokio::sync::{Mutex, OwnedMutexGuard, broadcast, watch};
 use tokio::task::AbortHandle;
 use tonic::{Code, Status};
 use tracing::{info, warn};
@@ -66,6 +66,10 @@ pub struct Entry {
     timer: Option<AbortHandle>,
     /// Server time of the last command that changed the game (or of loading it).
     last_active: Ms,
+    /// The game in memory may be ahead of the store: a command changed it and its append
+    /// did not finish (the call was cancelled while the events were on their way, or the
+    /// store failed). The store is the truth: [`Hub::lock`] reloads the game before use.
+    stale: bool,
 }
 
 impl Entry {
@@ -82,6 +86,7 @@ impl Entry {
             tx,
             timer: None,
             last_active: 0,
+            stale: false,
         }
     }
 
@@ -265,6 +270,58 @@ impl<S: EventStore> Hub<S> {
             .clone())
     }
 
+    /// A game's entry, locked; reloaded from the store first if an interrupted command left
+    /// it ahead of the store.
+    pub async fn lock(self: &Arc<Self>, game_id: &str) -> Result<OwnedMutexGuard<Entry>, Status> {
+        let mut entry = self.entry(game_id).await?.lock_owned().await;
+        if entry.stale {
+            self.heal(game_id, &mut entry).await?;
+        }
+        Ok(entry)
+    }
+
+    /// Replaces a stale game with what the store holds.
+    async fn heal(self: &Arc<Self>, game_id: &str, entry: &mut Entry) -> Result<(), Status> {
+        // The single writer answers in order: once a later write is through, the
+        // interrupted append is either committed or refused.
+        self.store.heartbeat(self.time.now_ms()).await.map_err(store_error)?;
+        let stored = self
+            .store
+            .load(game_id)
+            .await
+            .map_err(store_error)?
+            .ok_or_else(|| Status::internal(format!("game {game_id:?} is missing from the store")))?;
+        let fresh = Entry::from_stored(stored).map_err(|e| Status::internal(e.to_string()))?;
+        let corrupt = |e: weiqi_game::Corrupt| Status::internal(e.to_string());
+        // The log in memory only grows after the store acknowledged: it is a prefix of the
+        // stored one. Watchers get what was committed without them.
+        let known = entry.log.len().min(fresh.log.len());
+        if entry.tx.receiver_count() > 0 && fresh.log.len() > known {
+            let mut g = Game::from_events(&fresh.log[..known]).map_err(corrupt)?;
+            for e in &fresh.log[known..] {
+                g.apply(e).map_err(corrupt)?;
+                let _ = entry
+                    .tx
+                    .send(Arc::new((e.clone(), convert::state_to(game_id, &g, e.at))));
+            }
+        }
+        let finished_before = Game::from_events(&entry.log).is_ok_and(|g| g.phase() == Phase::Finished);
+        entry.game = fresh.game;
+        entry.log = fresh.log;
+        entry.requests = fresh.requests;
+        entry.host_hash = fresh.host_hash;
+        entry.guest_hash = fresh.guest_hash;
+        entry.stale = false;
+        warn!(game_id = %game_id, seq = entry.game.seq(), "reloaded from the store after an interrupted command");
+        if !finished_before && entry.game.phase() == Phase::Finished {
+            self.metrics.games_finished.inc();
+            self.metrics.games_active.dec();
+            self.games.write().expect("lock").remove(game_id);
+        }
+        self.schedule(game_id, entry);
+        Ok(())
+    }
+
     /// Drops from memory the games in progress that nobody has touched for `idle_ms`, have
     /// no clock running (nothing will happen to them on its own), no watchers and are not
     /// waiting for an opponent in the lobby. They stay
@@ -322,16 +379,14 @@ impl<S: EventStore> Hub<S> {
             (id, token)
         };
         if !request_id.is_empty()
-            && let Ok(existing) = self.entry(&game_id).await
+            && let Ok(e) = self.lock(&game_id).await
+            && e.host_hash.as_deref() == Some(auth::sha256_hex(token.as_bytes()).as_str())
         {
-            let e = existing.lock().await;
-            if e.host_hash.as_deref() == Some(auth::sha256_hex(token.as_bytes()).as_str()) {
-                return Ok((
-                    game_id.clone(),
-                    token,
-                    convert::state_to(&game_id, &e.game, self.time.now_ms()),
-                ));
-            }
+            return Ok((
+                game_id.clone(),
+                token,
+                convert::state_to(&game_id, &e.game, self.time.now_ms()),
+            ));
         }
         let now = self.time.now_ms();
         let game = Game::new();
@@ -375,8 +430,7 @@ impl<S: EventStore> Hub<S> {
 
     /// Takes the guest seat. A retry with the same request id returns the same token.
     pub async fn join(self: &Arc<Self>, game_id: &str, request_id: &str) -> Result<(String, pb::GameState), Status> {
-        let arc = self.entry(game_id).await?;
-        let mut entry = arc.lock().await;
+        let mut entry = self.lock(game_id).await?;
         let token = if request_id.is_empty() {
             auth::random_hex(24)
         } else {
@@ -419,8 +473,7 @@ impl<S: EventStore> Hub<S> {
         cmd: Command,
         m: Mutation,
     ) -> Result<pb::CommandResult, Status> {
-        let arc = self.entry(game_id).await?;
-        let mut entry = arc.lock().await;
+        let mut entry = self.lock(game_id).await?;
         if !m.request_id.is_empty()
             && let Some(answer) = entry.answer_for(game_id, &m.request_id, actor)
         {
@@ -463,46 +516,49 @@ impl<S: EventStore> Hub<S> {
         request_id: Option<String>,
     ) -> Result<pb::CommandResult, Status> {
         let now = self.time.now_ms();
-        // `decide_next` hands back the game with the events applied: no second fold.
-        let (events, next) = entry
-            .game
-            .decide_next(actor, &cmd, now)
-            .map_err(|r| convert::rejection_to(&r, game_id, &entry.game))?;
-        let mut published = Vec::new();
-        if entry.tx.receiver_count() > 0 {
-            // The state after each event, for watchers only.
-            let mut g = entry.game.clone();
-            for e in &events {
-                g.apply(e).map_err(|e| Status::internal(e.to_string()))?;
-                published.push(Arc::new((e.clone(), convert::state_to(game_id, &g, e.at))));
+        let (seq, phase) = (entry.game.seq(), entry.game.phase());
+        // Watchers get the state after each event, folded on a copy of the game as it was.
+        let before = (entry.tx.receiver_count() > 0).then(|| entry.game.clone());
+        // Decided on the game itself (a move or pass is not copied). Until the store has the
+        // events the game in memory is ahead of it: `stale` stays set if this call is
+        // cancelled while they are on their way or the store fails, and the next use of the
+        // game reloads it from the store.
+        entry.stale = true;
+        let events = match entry.game.decide_in_place(actor, &cmd, now) {
+            Ok(events) => events,
+            Err(r) => {
+                entry.stale = false;
+                return Err(convert::rejection_to(&r, game_id, &entry.game));
             }
-        }
+        };
         let result = pb::CommandResult {
-            state: Some(convert::state_to(game_id, &next, now)),
+            state: Some(convert::state_to(game_id, &entry.game, now)),
             events: events
                 .iter()
-                .map(|e| convert::event_to(&redact_for_actor(e, &next, actor)))
+                .map(|e| convert::event_to(&redact_for_actor(e, &entry.game, actor)))
                 .collect(),
         };
         if events.is_empty() {
+            entry.stale = false;
             return Ok(result);
         }
         self.store
             .append(Append {
                 game_id: game_id.to_string(),
-                expected_seq: entry.game.seq(),
+                expected_seq: seq,
                 events: events.clone(),
                 host_token_hash: None,
                 guest_token_hash: guest_hash.clone(),
                 request_id: request_id.clone(),
                 // The lobby row changes with the phase (and the guest's token).
-                summary: (next.phase() != entry.game.phase() || guest_hash.is_some()).then(|| summary(&next)),
+                summary: (entry.game.phase() != phase || guest_hash.is_some()).then(|| summary(&entry.game)),
                 now_ms: now,
             })
             .await
             .map_err(store_error)?;
-        // Durable: now it may change the game.
-        let was_finished = entry.game.phase() == Phase::Finished;
+        // Durable: the game in memory is the stored one again.
+        entry.stale = false;
+        let was_finished = phase == Phase::Finished;
         for e in &events {
             if matches!(
                 e.kind,
@@ -511,9 +567,15 @@ impl<S: EventStore> Hub<S> {
                 self.metrics.moves.inc();
             }
         }
+        let mut published = Vec::new();
+        if let Some(mut g) = before {
+            for e in &events {
+                g.apply(e).map_err(|e| Status::internal(e.to_string()))?;
+                published.push(Arc::new((e.clone(), convert::state_to(game_id, &g, e.at))));
+            }
+        }
         let events_first = events[0].seq;
         entry.last_active = now;
-        entry.game = next;
         entry.log.extend(events);
         if let Some(h) = guest_hash {
             entry.guest_hash = Some(h);

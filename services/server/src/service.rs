@@ -34,8 +34,7 @@ impl<S: EventStore> GameSvc<S> {
     /// board size.
     async fn actor<T>(&self, req: &Request<T>, game_id: &str) -> Result<(Actor, u8), Status> {
         let token = auth::bearer(req.metadata());
-        let arc = self.hub.entry(game_id).await?;
-        let entry = arc.lock().await;
+        let entry = self.hub.lock(game_id).await?;
         let size = entry.game.settings().map_or(19, |s| s.size);
         match entry.seat_of_token(token.as_deref()) {
             Some(seat) => Ok((seat.into(), size)),
@@ -122,8 +121,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GetGameResponse>, Status> {
         let _t = self.timer("GetGame");
         let id = &request.get_ref().game_id;
-        let arc = self.hub.entry(id).await?;
-        let e = arc.lock().await;
+        let e = self.hub.lock(id).await?;
         Ok(Response::new(pb::GetGameResponse {
             state: Some(convert::state_to(id, &e.game, self.hub.time.now_ms())),
         }))
@@ -145,8 +143,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
             if out.open.len() >= limit && out.playing.len() >= limit {
                 break;
             }
-            let arc = self.hub.entry(&id).await?;
-            let e = arc.lock().await;
+            let e = self.hub.lock(&id).await?;
             let g: &Game = &e.game;
             let summary = pb::GameSummary {
                 game_id: id.clone(),
@@ -339,9 +336,8 @@ impl<S: EventStore> GameService for GameSvc<S> {
     async fn watch_game(&self, request: Request<pb::WatchGameRequest>) -> Result<Response<WatchStream>, Status> {
         let token = auth::bearer(request.metadata());
         let r = request.into_inner();
-        let arc = self.hub.entry(&r.game_id).await?;
         let (mut rx, backlog, viewer) = {
-            let e = arc.lock().await;
+            let e = self.hub.lock(&r.game_id).await?;
             let rx = e.tx.subscribe();
             let viewer: Actor = e.seat_of_token(token.as_deref()).map_or(Actor::Server, Into::into);
             (rx, e.log.clone(), viewer)
@@ -389,8 +385,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
                             }
                             let shown = if matches!(e.kind, weiqi_game::EventKind::MoveSealed { .. }) {
                                 // Only a sealed move needs the viewer's colour.
-                                let Ok(arc) = hub.entry(&game_id).await else { break };
-                                let entry = arc.lock().await;
+                                let Ok(entry) = hub.lock(&game_id).await else { break };
                                 redact_for_actor(e, &entry.game, viewer)
                             } else {
                                 e.clone()
@@ -403,8 +398,9 @@ impl<S: EventStore> GameService for GameSvc<S> {
                         }
                         Err(broadcast::error::RecvError::Lagged(_)) => {
                             // Fell behind the channel: catch up from the log.
-                            let Ok(arc) = hub.entry(&game_id).await else { break };
-                            let (log, g) = { let e = arc.lock().await; (e.log.clone(), e.game.clone()) };
+                            let Ok(e) = hub.lock(&game_id).await else { break };
+                            let (log, g) = (e.log.clone(), e.game.clone());
+                            drop(e);
                             let mut failed = false;
                             let from = last;
                             for e in log.iter().filter(|e| e.seq > from) {
@@ -428,8 +424,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
         request: Request<pb::ExportSgfRequest>,
     ) -> Result<Response<pb::ExportSgfResponse>, Status> {
         let _t = self.timer("ExportSgf");
-        let arc = self.hub.entry(&request.get_ref().game_id).await?;
-        let e = arc.lock().await;
+        let e = self.hub.lock(&request.get_ref().game_id).await?;
         let sgf = e
             .game
             .to_sgf()
