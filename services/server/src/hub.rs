@@ -118,6 +118,28 @@ impl Entry {
         })
     }
 
+    /// The actor a bearer token makes of its holder: the seat it holds in this game
+    /// (PERMISSION_DENIED without one).
+    pub fn actor_for(&self, token: Option<&str>, game_id: &str) -> Result<Actor, Status> {
+        match self.seat_of_token(token) {
+            Some(seat) => Ok(seat.into()),
+            None if token.is_none() => Err(convert::with_info(
+                Code::PermissionDenied,
+                "this call needs the seat token (authorization: Bearer ...)".into(),
+                "missing_token",
+                game_id,
+                &self.game,
+            )),
+            None => Err(convert::with_info(
+                Code::PermissionDenied,
+                "this token holds no seat in this game".into(),
+                "wrong_token",
+                game_id,
+                &self.game,
+            )),
+        }
+    }
+
     /// Which seat a bearer token holds in this game.
     pub fn seat_of_token(&self, token: Option<&str>) -> Option<Seat> {
         let h = auth::sha256_hex(token?.as_bytes());
@@ -474,6 +496,32 @@ impl<S: EventStore> Hub<S> {
         m: Mutation,
     ) -> Result<pb::CommandResult, Status> {
         let mut entry = self.lock(game_id).await?;
+        self.command_locked(game_id, &mut entry, actor, cmd, m).await
+    }
+
+    /// A player's command: the seat comes from the bearer token and the command is built
+    /// for the game's board size, under the same lock as the command runs.
+    pub async fn player_command(
+        self: &Arc<Self>,
+        game_id: &str,
+        token: Option<&str>,
+        make: impl FnOnce(u8) -> Result<Command, Status>,
+        m: Mutation,
+    ) -> Result<pb::CommandResult, Status> {
+        let mut entry = self.lock(game_id).await?;
+        let actor = entry.actor_for(token, game_id)?;
+        let cmd = make(entry.game.settings().map_or(19, |s| s.size))?;
+        self.command_locked(game_id, &mut entry, actor, cmd, m).await
+    }
+
+    async fn command_locked(
+        self: &Arc<Self>,
+        game_id: &str,
+        entry: &mut Entry,
+        actor: Actor,
+        cmd: Command,
+        m: Mutation,
+    ) -> Result<pb::CommandResult, Status> {
         if !m.request_id.is_empty()
             && let Some(answer) = entry.answer_for(game_id, &m.request_id, actor)
         {
@@ -501,7 +549,7 @@ impl<S: EventStore> Hub<S> {
             return Err(status);
         }
         let request = (!m.request_id.is_empty()).then(|| m.request_id.clone());
-        self.apply_locked(game_id, &mut entry, actor, cmd, None, request).await
+        self.apply_locked(game_id, entry, actor, cmd, None, request).await
     }
 
     /// Decides, persists, then applies and publishes. Nothing changes unless the store

@@ -30,31 +30,6 @@ impl<S: EventStore> GameSvc<S> {
         self.hub.metrics.rpc_seconds.with_label_values(&[method]).start_timer()
     }
 
-    /// The seat the bearer token holds in the game (PERMISSION_DENIED otherwise), and the
-    /// board size.
-    async fn actor<T>(&self, req: &Request<T>, game_id: &str) -> Result<(Actor, u8), Status> {
-        let token = auth::bearer(req.metadata());
-        let entry = self.hub.lock(game_id).await?;
-        let size = entry.game.settings().map_or(19, |s| s.size);
-        match entry.seat_of_token(token.as_deref()) {
-            Some(seat) => Ok((seat.into(), size)),
-            None if token.is_none() => Err(convert::with_info(
-                tonic::Code::PermissionDenied,
-                "this call needs the seat token (authorization: Bearer ...)".into(),
-                "missing_token",
-                game_id,
-                &entry.game,
-            )),
-            None => Err(convert::with_info(
-                tonic::Code::PermissionDenied,
-                "this token holds no seat in this game".into(),
-                "wrong_token",
-                game_id,
-                &entry.game,
-            )),
-        }
-    }
-
     /// Runs a mutating command from a request's `Mutation`.
     async fn mutate<T>(
         &self,
@@ -66,13 +41,14 @@ impl<S: EventStore> GameSvc<S> {
         if m.request_id.len() > 128 {
             return Err(convert::invalid("request_id is at most 128 characters"));
         }
-        let (actor, size) = self.actor(req, &m.game_id).await?;
-        let cmd = make(size)?;
+        let token = auth::bearer(req.metadata());
         let mutation = Mutation {
             request_id: m.request_id.clone(),
             expected_move_number: m.expected_move_number,
         };
-        self.hub.command(&m.game_id, actor, cmd, mutation).await
+        self.hub
+            .player_command(&m.game_id, token.as_deref(), make, mutation)
+            .await
     }
 }
 
