@@ -207,3 +207,48 @@ async fn probes_are_rows_in_a_bounded_ring() {
     assert_eq!(rows as u64, weiqi_store::PROBE_SLOTS);
     assert_eq!(max_slot as u64, weiqi_store::PROBE_SLOTS - 1);
 }
+
+/// Writes for `secs` from 32 tasks, each creating games one after another; returns how
+/// many games were written.
+async fn write_for(store: &SqliteStore, tag: &str, secs: f64) -> u64 {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);
+    let mut tasks = Vec::new();
+    for t in 0..32 {
+        let (s, tag) = (store.clone(), tag.to_string());
+        tasks.push(tokio::spawn(async move {
+            let mut i = 0;
+            while std::time::Instant::now() < until {
+                s.append(append(&format!("{tag}-{t}-{i}"), 0, created())).await.unwrap();
+                i += 1;
+            }
+            i
+        }));
+    }
+    let mut n = 0;
+    for t in tasks {
+        n += t.await.unwrap();
+    }
+    n
+}
+
+/// Under constant writes the WAL starts over (the writer finishes the checkpoint between
+/// transactions, about every second) instead of growing with every write for as long as
+/// the writes go on.
+#[tokio::test]
+async fn the_wal_starts_over_under_constant_writes() {
+    let (store, path) = open("wal").await;
+    let wal = path.with_extension("sqlite3-wal");
+    let n1 = write_for(&store, "a", 2.0).await;
+    let first = std::fs::metadata(&wal).unwrap().len();
+    let n2 = write_for(&store, "b", 4.0).await;
+    let second = std::fs::metadata(&wal).unwrap().len();
+    // Bytes of WAL per game written so far: a WAL that never starts over keeps this
+    // constant; one that starts over every second holds a second's worth at most.
+    let (per_first, per_second) = (first as f64 / n1 as f64, second as f64 / (n1 + n2) as f64);
+    assert!(first > 0 && n2 > 0);
+    assert!(
+        per_second < 0.6 * per_first,
+        "{n1} games: WAL {first} bytes; {} games: WAL {second} bytes",
+        n1 + n2
+    );
+}
