@@ -575,7 +575,9 @@ impl<S: EventStore> Hub<S> {
         let events = match entry.game.decide_in_place(actor, &cmd, now) {
             Ok(events) => events,
             Err(r) => {
-                entry.stale = false;
+                // A refusal changes nothing (`decide_in_place` promises it); were that ever
+                // broken, the game would be reloaded before its next use.
+                entry.stale = entry.game.seq() != seq;
                 return Err(convert::rejection_to(&r, game_id, &entry.game));
             }
         };
