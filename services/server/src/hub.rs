@@ -316,18 +316,18 @@ impl<S: EventStore> Hub<S> {
         let fresh = Entry::from_stored(stored).map_err(|e| Status::internal(e.to_string()))?;
         let corrupt = |e: weiqi_game::Corrupt| Status::internal(e.to_string());
         // The log in memory only grows after the store acknowledged: it is a prefix of the
-        // stored one. Watchers get what was committed without them.
-        let known = entry.log.len().min(fresh.log.len());
-        if entry.tx.receiver_count() > 0 && fresh.log.len() > known {
-            let mut g = Game::from_events(&fresh.log[..known]).map_err(corrupt)?;
-            for e in &fresh.log[known..] {
-                g.apply(e).map_err(corrupt)?;
+        // stored one, and its fold is the game as last acknowledged.
+        let mut acknowledged = Game::from_events(&entry.log).map_err(corrupt)?;
+        let finished_before = acknowledged.phase() == Phase::Finished;
+        // Watchers get what was committed without them.
+        if entry.tx.receiver_count() > 0 {
+            for e in fresh.log.iter().skip(entry.log.len()) {
+                acknowledged.apply(e).map_err(corrupt)?;
                 let _ = entry
                     .tx
-                    .send(Arc::new((e.clone(), convert::state_to(game_id, &g, e.at))));
+                    .send(Arc::new((e.clone(), convert::state_to(game_id, &acknowledged, e.at))));
             }
         }
-        let finished_before = Game::from_events(&entry.log).is_ok_and(|g| g.phase() == Phase::Finished);
         entry.game = fresh.game;
         entry.log = fresh.log;
         entry.requests = fresh.requests;
@@ -336,12 +336,19 @@ impl<S: EventStore> Hub<S> {
         entry.stale = false;
         warn!(game_id = %game_id, seq = entry.game.seq(), "reloaded from the store after an interrupted command");
         if !finished_before && entry.game.phase() == Phase::Finished {
-            self.metrics.games_finished.inc();
-            self.metrics.games_active.dec();
-            self.games.write().expect("lock").remove(game_id);
+            self.ended(game_id);
         }
         self.schedule(game_id, entry);
         Ok(())
+    }
+
+    /// A game just ended: counted, and out of memory. Only games in progress live there; a
+    /// finished one is loaded from the store when asked for (its watchers keep its entry
+    /// until they leave).
+    fn ended(&self, game_id: &str) {
+        self.metrics.games_finished.inc();
+        self.metrics.games_active.dec();
+        self.games.write().expect("lock").remove(game_id);
     }
 
     /// Drops from memory the games in progress that nobody has touched for `idle_ms`, have
@@ -634,11 +641,7 @@ impl<S: EventStore> Hub<S> {
             entry.requests.insert(id, events_first);
         }
         if !was_finished && entry.game.phase() == Phase::Finished {
-            self.metrics.games_finished.inc();
-            self.metrics.games_active.dec();
-            // Only games in progress live in memory; a finished one is loaded from the
-            // store when asked for (its watchers keep this entry until they leave).
-            self.games.write().expect("lock").remove(game_id);
+            self.ended(game_id);
         }
         for b in published {
             let _ = entry.tx.send(b);
