@@ -282,18 +282,19 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let (ping, durable) = if args.compare {
-        (
-            Some(run(&args, Workload::Ping).await?),
-            Some(run(&args, Workload::DurablePing).await?),
-        )
+    // The two ceilings, Ping and durable Ping, with --compare.
+    let ceilings = if args.compare {
+        Some((
+            run(&args, Workload::Ping).await?,
+            run(&args, Workload::DurablePing).await?,
+        ))
     } else {
-        (None, None)
+        None
     };
     let moves = run(&args, Workload::Moves).await?;
     if args.json {
         let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "moves": moves.json() });
-        if let (Some(p), Some(d)) = (&ping, &durable) {
+        if let Some((p, d)) = &ceilings {
             v["ping"] = p.json();
             v["durable_ping"] = d.json();
             v["throughput_ratio"] = (moves.rate() / p.rate()).into();
@@ -318,12 +319,12 @@ async fn main() -> anyhow::Result<()> {
             "{} concurrent games on {} connections, {}x{}",
             args.games, args.connections, args.size, args.size
         );
-        if let (Some(p), Some(d)) = (&ping, &durable) {
+        if let Some((p, d)) = &ceilings {
             line("ping", p);
             line("durable", d);
         }
         line("moves", &moves);
-        if let (Some(p), Some(d)) = (&ping, &durable) {
+        if let Some((p, d)) = &ceilings {
             for (name, s) in [("durable", d), ("moves", &moves)] {
                 println!(
                     "{name}/ping: throughput {:.0}%, p99 {:.2}x",
