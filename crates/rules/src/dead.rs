@@ -42,10 +42,25 @@ impl RngCore for SplitMix {
 pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point> {
     let board = state.board();
     let mut dead: Vec<Point> = benson::unconditionally_dead(board);
-    let alive: Vec<Point> = [Color::Black, Color::White]
-        .into_iter()
-        .flat_map(|c| benson::pass_alive(board, c).stones)
-        .collect();
+    // Stones whose fate Benson's analysis already decides (dead or pass-alive), by index.
+    let mut settled = vec![false; board.cell_count()];
+    for p in dead
+        .iter()
+        .chain(&benson::pass_alive(board, Color::Black).stones)
+        .chain(&benson::pass_alive(board, Color::White).stones)
+    {
+        settled[board.index(*p)] = true;
+    }
+    // When every stone is settled (half of all finished random 9x9 games), the playouts
+    // could change nothing, so none are played.
+    if board
+        .indices()
+        .all(|i| settled[i] || board.cell(i) == crate::board::EMPTY)
+    {
+        dead.sort_by_key(|p| (p.y, p.x));
+        dead.dedup();
+        return dead;
+    }
     // Ownership counts per point: how often Black / White owns it at the end.
     let n = board.cell_count();
     let mut owned = vec![[0u32; 2]; n];
@@ -73,14 +88,15 @@ pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point>
         }
     }
     let need = (threshold * playouts as f64).ceil() as u32;
-    let mut seen: Vec<Point> = Vec::new();
     for p in board.points() {
         let Some(c) = board.get(p) else { continue };
-        if seen.contains(&p) || dead.contains(&p) || alive.contains(&p) {
+        if settled[board.index(p)] {
             continue;
         }
         let chain = board.chain_points(p);
-        seen.extend(&chain);
+        for q in &chain {
+            settled[board.index(*q)] = true;
+        }
         let opp = c.opponent().index();
         if playouts > 0 && chain.iter().all(|q| owned[board.index(*q)][opp] >= need) {
             dead.extend(chain);
@@ -115,5 +131,15 @@ mod tests {
         let dead = estimate_dead(&s, 64, 0.9);
         assert_eq!(dead, vec![Point::new(7, 3)]);
         assert_eq!(estimate_dead(&s, 64, 0.9), dead, "deterministic");
+    }
+
+    #[test]
+    fn a_position_benson_settles_needs_no_playouts() {
+        // Black's wall is pass-alive; the white stone in its eye is unconditionally dead.
+        // With or without playouts, the same answer.
+        let b = Board::from_rows(&["o.x.x", "xxxxx", ".....", ".....", "....."]).unwrap();
+        let s = State::from_board(b, Color::Black, Rules::default());
+        assert_eq!(estimate_dead(&s, 64, 0.9), vec![Point::new(0, 0)]);
+        assert_eq!(estimate_dead(&s, 0, 0.9), vec![Point::new(0, 0)]);
     }
 }
