@@ -161,8 +161,12 @@ impl Player {
     /// One timed RPC: the next move. Returns the latency, or an error.
     async fn step(&mut self, seq: &AtomicU64) -> anyhow::Result<Duration> {
         if self.state.is_over() {
-            self.finish().await?;
-            self.new_game().await?;
+            // Boxed: the two calls' futures would otherwise sit in every step's future.
+            Box::pin(async {
+                self.finish().await?;
+                self.new_game().await
+            })
+            .await?;
         }
         let token = &self.auth[self.state.to_move().index()];
         let mv = self.state.choose_random(Policy::Light, &mut self.rng);

@@ -271,7 +271,8 @@ impl<S: EventStore> Hub<S> {
         if game_id.is_empty() || game_id.len() > 64 {
             return Err(convert::invalid("a game id is required (at most 64 characters)"));
         }
-        let stored = self.store.load(game_id).await.map_err(store_error)?;
+        // Boxed: a cold path, kept out of every command's future (see `lock`).
+        let stored = Box::pin(self.store.load(game_id)).await.map_err(store_error)?;
         let Some(sg) = stored else {
             return Err(Status::not_found(format!("no game {game_id:?}")));
         };
@@ -297,7 +298,9 @@ impl<S: EventStore> Hub<S> {
     pub async fn lock(self: &Arc<Self>, game_id: &str) -> Result<OwnedMutexGuard<Entry>, Status> {
         let mut entry = self.entry(game_id).await?.lock_owned().await;
         if entry.stale {
-            self.heal(game_id, &mut entry).await?;
+            // Boxed: a rare path whose future (two store calls) would otherwise be laid
+            // out inside every command's future, copied on each call.
+            Box::pin(self.heal(game_id, &mut entry)).await?;
         }
         Ok(entry)
     }
@@ -573,7 +576,9 @@ impl<S: EventStore> Hub<S> {
         let now = self.time.now_ms();
         let (seq, phase) = (entry.game.seq(), entry.game.phase());
         // Watchers get the state after each event, folded on a copy of the game as it was.
-        let before = (entry.tx.receiver_count() > 0).then(|| entry.game.clone());
+        // (Boxed: a game is 1 KiB, and what an async fn holds across an await is copied
+        // whenever its future moves.)
+        let before = (entry.tx.receiver_count() > 0).then(|| Box::new(entry.game.clone()));
         // Decided on the game itself (a move or pass is not copied). Until the store has the
         // events the game in memory is ahead of it: `stale` stays set if this call is
         // cancelled while they are on their way or the store fails, and the next use of the
@@ -588,7 +593,7 @@ impl<S: EventStore> Hub<S> {
                 return Err(convert::rejection_to(&r, game_id, &entry.game));
             }
         };
-        let result = pb::CommandResult {
+        let answer = |entry: &Entry, events: &[Event]| pb::CommandResult {
             state: Some(convert::state_to(game_id, &entry.game, now)),
             events: events
                 .iter()
@@ -597,7 +602,7 @@ impl<S: EventStore> Hub<S> {
         };
         if events.is_empty() {
             entry.stale = false;
-            return Ok(result);
+            return Ok(answer(entry, &events));
         }
         self.store
             .append(Append {
@@ -624,6 +629,9 @@ impl<S: EventStore> Hub<S> {
                 self.metrics.moves.inc();
             }
         }
+        // The answer is built once the events are durable: the game does not change
+        // meanwhile (its lock is held), and the future holds less across the append.
+        let result = answer(entry, &events);
         let mut published = Vec::new();
         if let Some(mut g) = before {
             for e in &events {

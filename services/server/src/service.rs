@@ -46,9 +46,9 @@ impl<S: EventStore> GameSvc<S> {
             request_id: m.request_id.clone(),
             expected_move_number: m.expected_move_number,
         };
-        self.hub
-            .player_command(&m.game_id, token.as_deref(), make, mutation)
-            .await
+        // Boxed: awaiting a future made in the same async fn lays it out twice in the
+        // caller's future (1.6 KiB here), and every call would copy both.
+        Box::pin(self.hub.player_command(&m.game_id, token.as_deref(), make, mutation)).await
     }
 }
 
