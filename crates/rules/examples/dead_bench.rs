@@ -2,28 +2,14 @@
 //! when a game's second pass starts scoring): `cargo run --release -p weiqi-rules --example dead_bench`.
 use std::time::Instant;
 
-use weiqi_rules::{Color, Policy, Rules, State, benson, estimate_dead};
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
 
-struct Rng(u64);
-impl rand_core::RngCore for Rng {
-    fn next_u32(&mut self) -> u32 {
-        self.next_u64() as u32
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        rand_core::impls::fill_bytes_via_next(self, dst)
-    }
-}
+use weiqi_rules::{Color, Policy, Rules, State, benson, estimate_dead};
 
 fn main() {
     let size: u8 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(9);
-    let mut rng = Rng(1);
+    let mut rng = SmallRng::seed_from_u64(1);
     let finals: Vec<State> = (0..300)
         .map(|_| {
             let mut s = State::new(size, Rules::default()).unwrap();
