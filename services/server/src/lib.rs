@@ -158,11 +158,24 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
             ),
             shutdown,
         );
+    // Once stopped, calls in flight get `grace` to finish; then the server goes anyway: a
+    // client may hold open a stream that nothing on our side ends (a health watch, as load
+    // balancers keep), and the drain would otherwise wait for it forever.
+    let mut stopped = stop_rx.clone();
+    let grace_over = async move {
+        if stopped.wait_for(|s| *s).await.is_err() {
+            // Never stopped (every handle dropped): serve on.
+            std::future::pending::<()>().await;
+        }
+        tokio::time::sleep(grace).await;
+    };
     let done = tokio::spawn(async move {
-        let r = tokio::time::timeout(grace + std::time::Duration::from_secs(3600 * 24 * 365), server).await;
-        match r {
-            Ok(r) => r.map_err(anyhow::Error::from),
-            Err(_) => Ok(()),
+        tokio::select! {
+            r = server => r.map_err(anyhow::Error::from),
+            () = grace_over => {
+                warn!(grace_ms = grace.as_millis() as u64, "shutdown grace period over with calls still open; closing them");
+                Ok(())
+            }
         }
     });
     info!(%addr, metrics = ?metrics_addr, "weiqi server listening");
