@@ -64,6 +64,23 @@ fn seat_index(s: Seat) -> usize {
 }
 
 impl Game {
+    /// A casual game on a `size` board, created and joined at time 0 with the host as
+    /// Black: the start of benchmarks and examples that only play moves.
+    pub fn casual_in_play(size: u8) -> Result<Game, Rejection> {
+        let mut g = Game::new();
+        let create = Command::Create {
+            settings: Settings::casual(size),
+            nigiri_commitment: None,
+        };
+        g.decide_in_place(Actor::Host, &create, 0)?;
+        let join = Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        };
+        g.decide_in_place(Actor::Guest, &join, 0)?;
+        Ok(g)
+    }
+
     /// A game that does not exist yet: only `Create` is accepted.
     pub fn new() -> Game {
         Game {

@@ -836,3 +836,13 @@ fn event_clocks_compact_and_full_forms_read() {
     assert!(compact.len() * 3 < full.len() * 2, "{compact}");
     assert_eq!(serde_json::from_str::<Event>(&compact).unwrap(), e);
 }
+
+#[test]
+fn a_casual_game_in_play_waits_for_blacks_first_move_from_the_host() {
+    let g = Game::casual_in_play(9).unwrap();
+    assert_eq!(g.phase(), Phase::Playing);
+    assert_eq!(g.move_number(), 0);
+    assert_eq!(g.seat_of(Color::Black), Some(Seat::Host));
+    assert_eq!(g.settings().map(|s| s.size), Some(9));
+    assert!(Game::casual_in_play(1).is_err(), "a size out of range is refused");
+}
