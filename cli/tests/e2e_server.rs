@@ -519,6 +519,17 @@ async fn restart_loses_no_acknowledged_move() {
         let t = if i % 2 == 0 { &g.black } else { &g.white };
         play(&mut c, &g, t, x, y).await.unwrap();
     }
+    // More open games, White's clock running in each: every one is recovered and credited.
+    let mut others = Vec::new();
+    for _ in 0..30 {
+        let o = new_game(&mut c, 9, Some(time)).await;
+        play(&mut c, &o, &o.black, 4, 4).await.unwrap();
+        others.push(o);
+    }
+    let mut others_before = Vec::new();
+    for o in &others {
+        others_before.push(state(&mut c, &o.id).await.white_clock.unwrap().main_ms);
+    }
     let before = state(&mut c, &g.id).await;
     let dir = srv.crash();
     tokio::time::sleep(Duration::from_millis(5_000)).await;
@@ -538,6 +549,17 @@ async fn restart_loses_no_acknowledged_move() {
     );
     play(&mut c, &g, &g.black, 6, 6).await.unwrap();
     assert_eq!(state(&mut c, &g.id).await.move_number, 5);
+    for (o, w0) in others.iter().zip(others_before) {
+        let st = state(&mut c, &o.id).await;
+        let w1 = st.white_clock.unwrap().main_ms;
+        assert!(
+            w0.abs_diff(w1) < 1_000,
+            "game {}: clock moved by {} ms",
+            o.id,
+            w0.abs_diff(w1)
+        );
+        play(&mut c, o, &o.white, 3, 3).await.unwrap();
+    }
 }
 
 /// Operations: health is SERVING; Ping echoes; the lobby lists open games.

@@ -152,40 +152,50 @@ impl SqliteStore {
         rx.await.map_err(|_| StoreError::Closed)?
     }
 
-    async fn load_games(&self, rows: Vec<sqlx::sqlite::SqliteRow>) -> Result<Vec<StoredGame>, StoreError> {
-        let mut out = Vec::with_capacity(rows.len());
-        for row in rows {
-            let game_id: String = row.get("game_id");
-            let game_no: i64 = row.get("game_no");
-            let events = sqlx::query("SELECT body FROM events WHERE game_no = ? ORDER BY seq")
-                .bind(game_no)
-                .fetch_all(&self.reads)
-                .await?;
-            let mut evs = Vec::with_capacity(events.len());
-            for e in events {
-                let body: String = e.get("body");
-                let ev: Event = serde_json::from_str(&body).map_err(|err| StoreError::Corrupt {
-                    game_id: game_id.clone(),
-                    why: err.to_string(),
-                })?;
-                evs.push(ev);
-            }
-            let responses = sqlx::query(
-                "SELECT request_id, seq FROM events WHERE game_no = ? AND request_id IS NOT NULL ORDER BY seq",
-            )
-            .bind(game_no)
-            .fetch_all(&self.reads)
-            .await?
-            .into_iter()
-            .map(|r| (r.get::<String, _>("request_id"), r.get::<i64, _>("seq") as u64))
-            .collect();
+    /// The games that `filter` (a condition on `games g`, with at most one bound text)
+    /// selects, with their events: two queries in all, however many games (one query per
+    /// game made a restart with thousands of open games slow).
+    async fn load_where(&self, filter: &str, arg: Option<&str>) -> Result<Vec<StoredGame>, StoreError> {
+        let games_sql =
+            format!("SELECT game_no, game_id, host_token_hash, guest_token_hash FROM games g WHERE {filter}");
+        let events_sql = format!(
+            "SELECT e.game_no, e.seq, e.request_id, e.body FROM events e JOIN games g ON g.game_no = e.game_no
+             WHERE {filter} ORDER BY e.game_no, e.seq"
+        );
+        let mut games_q = sqlx::query(&games_sql);
+        let mut events_q = sqlx::query(&events_sql);
+        if let Some(a) = arg {
+            games_q = games_q.bind(a);
+            events_q = events_q.bind(a);
+        }
+        let mut out = Vec::new();
+        let mut index: HashMap<i64, usize> = HashMap::new();
+        for row in games_q.fetch_all(&self.reads).await? {
+            index.insert(row.get("game_no"), out.len());
             out.push(StoredGame {
-                game_id,
+                game_id: row.get("game_id"),
                 host_token_hash: row.get("host_token_hash"),
                 guest_token_hash: row.get("guest_token_hash"),
-                events: evs,
-                responses,
+                events: Vec::new(),
+                responses: Vec::new(),
             });
+        }
+        for row in events_q.fetch_all(&self.reads).await? {
+            // (A game created between the two queries has events but no row yet.)
+            let Some(&k) = index.get(&row.get::<i64, _>("game_no")) else {
+                continue;
+            };
+            let g = &mut out[k];
+            let seq = row.get::<i64, _>("seq") as u64;
+            if let Some(rid) = row.get::<Option<String>, _>("request_id") {
+                g.responses.push((rid, seq));
+            }
+            let body: &str = row.get("body");
+            let ev: Event = serde_json::from_str(body).map_err(|err| StoreError::Corrupt {
+                game_id: g.game_id.clone(),
+                why: err.to_string(),
+            })?;
+            g.events.push(ev);
         }
         Ok(out)
     }
@@ -574,20 +584,15 @@ impl EventStore for SqliteStore {
     }
 
     async fn load_unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
-        let rows =
-            sqlx::query("SELECT game_no, game_id, host_token_hash, guest_token_hash FROM games WHERE finished = 0")
-                .fetch_all(&self.reads)
-                .await?;
-        self.load_games(rows).await
+        self.load_where("g.finished = 0", None).await
     }
 
     async fn load(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
-        let rows =
-            sqlx::query("SELECT game_no, game_id, host_token_hash, guest_token_hash FROM games WHERE game_id = ?")
-                .bind(game_id)
-                .fetch_all(&self.reads)
-                .await?;
-        Ok(self.load_games(rows).await?.into_iter().next())
+        Ok(self
+            .load_where("g.game_id = ?", Some(game_id))
+            .await?
+            .into_iter()
+            .next())
     }
 
     async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {

@@ -112,6 +112,46 @@ async fn concurrent_appends_group_commit() {
     assert_eq!(store.load_unfinished().await.unwrap().len(), 100);
 }
 
+/// Games whose appends interleave load apart, each with its own events (in order) and
+/// request ids; only unfinished ones come back on restart.
+#[tokio::test]
+async fn interleaved_games_load_apart() {
+    let (store, path) = open("interleaved").await;
+    let ids: Vec<String> = (0..5).map(|i| format!("game-{i}")).collect();
+    let mut logs: Vec<Vec<Event>> = Vec::new();
+    for id in &ids {
+        let events = created();
+        store.append(append(id, 0, events.clone())).await.unwrap();
+        logs.push(events);
+    }
+    for (k, id) in ids.iter().enumerate() {
+        let join = joined(&logs[k], 10 + k as u64);
+        let mut a = append(id, logs[k].len() as u64, join.clone());
+        // The last game is over (its summary says so).
+        a.summary = Some(Summary {
+            finished: k == 4,
+            ..summary()
+        });
+        store.append(a).await.unwrap();
+        logs[k].extend(join);
+    }
+    drop(store);
+    let store = SqliteStore::open(&path).await.unwrap();
+    let mut unfinished = store.load_unfinished().await.unwrap();
+    unfinished.sort_by(|a, b| a.game_id.cmp(&b.game_id));
+    assert_eq!(
+        unfinished.iter().map(|g| g.game_id.as_str()).collect::<Vec<_>>(),
+        ["game-0", "game-1", "game-2", "game-3"]
+    );
+    for (k, g) in unfinished.iter().enumerate() {
+        assert_eq!(g.events, logs[k], "{}", g.game_id);
+        assert_eq!(g.responses, vec![("req-0".to_string(), 1), ("req-1".to_string(), 2)]);
+        assert_eq!(g.host_token_hash.as_deref(), Some("h"));
+    }
+    let finished = store.load("game-4").await.unwrap().expect("kept");
+    assert_eq!(finished.events, logs[4]);
+}
+
 /// A database from before integer game keys is migrated on open, keeping every event,
 /// request id and summary; the games go on from where they were.
 #[tokio::test]
