@@ -15,7 +15,7 @@ use weiqi_store::EventStore;
 
 use crate::auth;
 use crate::convert;
-use crate::hub::{Hub, Mutation, redact_for_actor};
+use crate::hub::{Hub, Listed, Mutation, redact_for_actor};
 
 pub struct GameSvc<S> {
     hub: Arc<Hub<S>>,
@@ -112,32 +112,18 @@ impl<S: EventStore> GameService for GameSvc<S> {
             0 => 100,
             n => n.min(1000) as usize,
         };
-        let mut out = pb::ListGamesResponse::default();
-        let mut ids = self.hub.game_ids();
-        ids.sort();
-        for id in ids {
-            if out.open.len() >= limit && out.playing.len() >= limit {
-                break;
-            }
-            let e = self.hub.lock(&id).await?;
-            let g: &Game = &e.game;
-            let summary = pb::GameSummary {
-                game_id: id.clone(),
-                phase: convert::phase_to(g.phase()) as i32,
-                board_size: g.settings().map_or(0, |s| s.size as u32),
-                move_number: g.move_number() as u32,
-                rules: g
-                    .settings()
-                    .map(|s| weiqi_rules::sgf::rules_name(&s.rules))
-                    .unwrap_or_default(),
-            };
-            match g.phase() {
-                weiqi_game::Phase::WaitingForOpponent if out.open.len() < limit => out.open.push(summary),
-                weiqi_game::Phase::Finished | weiqi_game::Phase::WaitingForOpponent => {}
-                _ if out.playing.len() < limit => out.playing.push(summary),
-                _ => {}
-            }
-        }
+        let summary = |(game_id, l): Listed| pb::GameSummary {
+            game_id,
+            phase: l.phase() as i32,
+            board_size: l.board_size,
+            move_number: l.move_number(),
+            rules: l.rules.clone(),
+        };
+        let (open, playing) = self.hub.lobby(limit);
+        let out = pb::ListGamesResponse {
+            open: open.into_iter().map(summary).collect(),
+            playing: playing.into_iter().map(summary).collect(),
+        };
         Ok(Response::new(out))
     }
 
