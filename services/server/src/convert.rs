@@ -269,6 +269,17 @@ pub fn state_to(game_id: &str, g: &Game, now: Ms) -> pb::GameState {
     }
 }
 
+/// A lobby row.
+pub fn summary_to((game_id, l): crate::hub::Listed) -> pb::GameSummary {
+    pb::GameSummary {
+        game_id,
+        phase: l.phase() as i32,
+        board_size: l.board_size,
+        move_number: l.move_number(),
+        rules: l.rules.clone(),
+    }
+}
+
 pub fn event_to(e: &Event) -> pb::Event {
     let payload_json = serde_json::to_string(&e.kind).unwrap_or_default();
     let kind = kind_name(&payload_json).to_string();

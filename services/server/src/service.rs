@@ -15,7 +15,7 @@ use weiqi_store::EventStore;
 
 use crate::auth;
 use crate::convert;
-use crate::hub::{Hub, Listed, Mutation, redact_for_actor};
+use crate::hub::{Hub, Mutation, redact_for_actor};
 
 pub struct GameSvc<S> {
     hub: Arc<Hub<S>>,
@@ -112,17 +112,10 @@ impl<S: EventStore> GameService for GameSvc<S> {
             0 => 100,
             n => n.min(1000) as usize,
         };
-        let summary = |(game_id, l): Listed| pb::GameSummary {
-            game_id,
-            phase: l.phase() as i32,
-            board_size: l.board_size,
-            move_number: l.move_number(),
-            rules: l.rules.clone(),
-        };
         let (open, playing) = self.hub.lobby(limit);
         let out = pb::ListGamesResponse {
-            open: open.into_iter().map(summary).collect(),
-            playing: playing.into_iter().map(summary).collect(),
+            open: open.into_iter().map(convert::summary_to).collect(),
+            playing: playing.into_iter().map(convert::summary_to).collect(),
         };
         Ok(Response::new(out))
     }
