@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
 
+use futures::TryStreamExt;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Connection, Row, SqliteConnection, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
@@ -180,7 +181,10 @@ impl SqliteStore {
                 responses: Vec::new(),
             });
         }
-        for row in events_q.fetch_all(&self.reads).await? {
+        // Streamed: a restart reads every open game's events, more than memory should hold
+        // as rows at once.
+        let mut rows = events_q.fetch(&self.reads);
+        while let Some(row) = rows.try_next().await? {
             // (A game created between the two queries has events but no row yet.)
             let Some(&k) = index.get(&row.get::<i64, _>("game_no")) else {
                 continue;
