@@ -70,13 +70,12 @@ pub struct Listing {
 
 impl Listing {
     fn of(g: &Game, created_ms: Ms) -> Listing {
+        // Board size and rules as the stored lobby row has them.
+        let Summary { board_size, rules, .. } = summary(g);
         let l = Listing {
             created_ms,
-            board_size: g.settings().map_or(0, |s| s.size as u32),
-            rules: g
-                .settings()
-                .map(|s| weiqi_rules::sgf::rules_name(&s.rules))
-                .unwrap_or_default(),
+            board_size,
+            rules,
             phase: AtomicI32::new(0),
             move_number: AtomicU32::new(0),
         };
