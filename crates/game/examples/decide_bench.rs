@@ -7,24 +7,15 @@
 use std::time::Instant;
 
 use rand::SeedableRng;
-use weiqi_game::{Actor, Command, Game, Phase, Seat, Settings};
-use weiqi_rules::{Move, Policy};
+use weiqi_game::{Actor, Command, Game, Phase, Seat};
+use weiqi_rules::Policy;
 
 fn main() {
     let games = 300;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(1);
     let (mut decide, mut copy, mut play, mut end, mut moves) = (0f64, 0f64, 0f64, 0f64, 0u64);
     for _ in 0..games {
-        let create = Command::Create {
-            settings: Settings::casual(9),
-            nigiri_commitment: None,
-        };
-        let (_, g) = Game::new().decide_next(Actor::Host, &create, 0).expect("create");
-        let join = Command::Join {
-            nigiri_guess: None,
-            entropy: 0,
-        };
-        let (_, mut g) = g.decide_next(Actor::Guest, &join, 0).expect("join");
+        let mut g = Game::casual_in_play(9).expect("a casual game");
         let mut s = g.state().expect("board").clone();
         let mut now = 1;
         while !s.is_over() {
@@ -33,10 +24,7 @@ fn main() {
                 Some(Seat::Host) => Actor::Host,
                 _ => Actor::Guest,
             };
-            let cmd = match mv {
-                Move::Place(point) => Command::Play { point, lag_ms: 0 },
-                Move::Pass => Command::Pass { lag_ms: 0 },
-            };
+            let cmd = Command::of_move(mv, 0);
             let t = Instant::now();
             drop(std::hint::black_box(g.clone()));
             copy += t.elapsed().as_secs_f64();

@@ -227,6 +227,16 @@ pub enum Command {
     },
 }
 
+impl Command {
+    /// The command that plays `mv`: a stone, or a pass.
+    pub fn of_move(mv: Move, lag_ms: Ms) -> Command {
+        match mv {
+            Move::Place(point) => Command::Play { point, lag_ms },
+            Move::Pass => Command::Pass { lag_ms },
+        }
+    }
+}
+
 /// Why a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -846,3 +846,13 @@ fn a_casual_game_in_play_waits_for_blacks_first_move_from_the_host() {
     assert_eq!(g.settings().map(|s| s.size), Some(9));
     assert!(Game::casual_in_play(1).is_err(), "a size out of range is refused");
 }
+
+#[test]
+fn a_move_is_a_play_or_a_pass_command() {
+    let at = Point::new(3, 4);
+    assert_eq!(
+        Command::of_move(Move::Place(at), 7),
+        Command::Play { point: at, lag_ms: 7 }
+    );
+    assert_eq!(Command::of_move(Move::Pass, 7), Command::Pass { lag_ms: 7 });
+}

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 use weiqi_game::{Actor, Command, Game, Settings};
-use weiqi_rules::{Move, Policy};
+use weiqi_rules::Policy;
 use weiqi_store::{Append, EventStore, SqliteStore, Summary};
 
 #[tokio::main]
@@ -78,10 +78,7 @@ async fn main() {
                     } else {
                         Actor::Guest
                     };
-                    let cmd = match g.state().unwrap().clone().choose_random(Policy::Light, &mut rng) {
-                        Move::Place(point) => Command::Play { point, lag_ms: 0 },
-                        Move::Pass => Command::Pass { lag_ms: 0 },
-                    };
+                    let cmd = Command::of_move(g.state().unwrap().clone().choose_random(Policy::Light, &mut rng), 0);
                     let ev = g.decide(c, &cmd, 0).unwrap();
                     for e in &ev {
                         g.apply(e).unwrap();

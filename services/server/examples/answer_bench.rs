@@ -10,7 +10,7 @@ use prost::Message;
 use rand::SeedableRng;
 use weiqi_game::{Actor, Command, Game, Seat};
 use weiqi_proto::v1 as pb;
-use weiqi_rules::{Move, Policy};
+use weiqi_rules::Policy;
 use weiqi_server::convert;
 
 fn main() {
@@ -33,10 +33,7 @@ fn main() {
                 Some(Seat::Host) => Actor::Host,
                 _ => Actor::Guest,
             };
-            let cmd = match mv {
-                Move::Place(point) => Command::Play { point, lag_ms: 0 },
-                Move::Pass => Command::Pass { lag_ms: 0 },
-            };
+            let cmd = Command::of_move(mv, 0);
             let t0 = Instant::now();
             let events = g.decide_in_place(actor, &cmd, now).expect("a legal move");
             let t1 = Instant::now();
