@@ -381,6 +381,11 @@ fn chunks<T>(items: &[T]) -> impl Iterator<Item = &[T]> {
     })
 }
 
+/// `head VALUES row, row, ... tail`: one statement inserting `rows` rows.
+fn multi_row_sql(head: &str, row: &str, rows: usize, tail: &str) -> String {
+    format!("{head} VALUES {} {tail}", vec![row; rows].join(", "))
+}
+
 /// An append that passed the concurrency check, with its game's key.
 struct Accepted<'a> {
     append: &'a Append,
@@ -505,13 +510,12 @@ async fn write_accepted(
         })
         .collect();
     for chunk in chunks(&rows) {
-        let mut sql = String::from(
+        let sql = multi_row_sql(
             "INSERT INTO games (game_no, game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
-                                move_number, rules, finished, updated_ms) VALUES ",
-        );
-        sql.push_str(&vec!["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"; chunk.len()].join(", "));
-        sql.push_str(
-            " ON CONFLICT (game_no) DO UPDATE SET last_seq = excluded.last_seq, phase = excluded.phase,
+                                move_number, rules, finished, updated_ms)",
+            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            chunk.len(),
+            "ON CONFLICT (game_no) DO UPDATE SET last_seq = excluded.last_seq, phase = excluded.phase,
               move_number = excluded.move_number, finished = excluded.finished, updated_ms = excluded.updated_ms,
               guest_token_hash = COALESCE(excluded.guest_token_hash, games.guest_token_hash)",
         );
@@ -542,9 +546,11 @@ async fn write_accepted(
         }
     }
     for chunk in chunks(&events) {
-        let sql = format!(
-            "INSERT INTO events (game_no, seq, request_id, body) VALUES {}",
-            vec!["(?, ?, ?, ?)"; chunk.len()].join(", ")
+        let sql = multi_row_sql(
+            "INSERT INTO events (game_no, seq, request_id, body)",
+            "(?, ?, ?, ?)",
+            chunk.len(),
+            "",
         );
         let mut q = sqlx::query(&sql);
         for (no, seq, rid, body) in chunk {
@@ -553,9 +559,11 @@ async fn write_accepted(
         q.execute(&mut *tx).await?;
     }
     for chunk in chunks(probes) {
-        let sql = format!(
-            "INSERT OR REPLACE INTO probes (slot, at_ms, payload) VALUES {}",
-            vec!["(?, ?, ?)"; chunk.len()].join(", ")
+        let sql = multi_row_sql(
+            "INSERT OR REPLACE INTO probes (slot, at_ms, payload)",
+            "(?, ?, ?)",
+            chunk.len(),
+            "",
         );
         let mut q = sqlx::query(&sql);
         for (slot, ms, payload) in chunk {
