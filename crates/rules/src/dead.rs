@@ -53,14 +53,14 @@ pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point>
     }
     // When every stone is settled (half of all finished random 9x9 games), the playouts
     // could change nothing, so none are played.
-    if board
+    let playouts = if board
         .indices()
         .all(|i| settled[i] || board.cell(i) == crate::board::EMPTY)
     {
-        dead.sort_by_key(|p| (p.y, p.x));
-        dead.dedup();
-        return dead;
-    }
+        0
+    } else {
+        playouts
+    };
     // Ownership counts per point: how often Black / White owns it at the end.
     let n = board.cell_count();
     let mut owned = vec![[0u32; 2]; n];
