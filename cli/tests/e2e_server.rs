@@ -116,6 +116,7 @@ async fn new_game(c: &mut GameServiceClient<Channel>, size: u32, time: Option<pb
         .create_game(pb::CreateGameRequest {
             settings: Some(settings),
             request_id: String::new(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -124,6 +125,7 @@ async fn new_game(c: &mut GameServiceClient<Channel>, size: u32, time: Option<pb
         .join_game(pb::JoinGameRequest {
             game_id: created.game_id.clone(),
             request_id: String::new(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -446,10 +448,112 @@ async fn wrong_seat_token() {
         .join_game(pb::JoinGameRequest {
             game_id: g.id.clone(),
             request_id: String::new(),
+            ..Default::default()
         })
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::FailedPrecondition);
+}
+
+/// C1: verifiable nigiri. The host commits to 7 stones, the guest guesses; a reveal that
+/// does not match the commitment is refused and changes nothing; the right one assigns
+/// colours by the guess (7 is odd, so "odd" takes Black).
+#[tokio::test]
+async fn nigiri_commit_guess_reveal() {
+    let srv = Server::fresh("nigiri");
+    let mut c = srv.client().await;
+    // hex(sha256("7:moon-river")), computed outside this code base.
+    let commitment = "320470a1da364d8e03c536dccee87fbb0951d8348211adafae63ee23c3c4e94a";
+    let create = |commitment: &str| pb::CreateGameRequest {
+        settings: Some(pb::GameSettings {
+            board_size: 9,
+            color_choice: pb::ColorChoice::Nigiri as i32,
+            ..Default::default()
+        }),
+        nigiri_commitment: commitment.into(),
+        ..Default::default()
+    };
+    // Nigiri without a commitment, or with a malformed one, is refused.
+    for bad in ["", "not-a-digest"] {
+        let err = c.create_game(create(bad)).await.unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument, "{bad:?}: {err:?}");
+    }
+    for (guess, host_is_black) in [(pb::Parity::Odd, false), (pb::Parity::Even, true)] {
+        let created = c.create_game(create(commitment)).await.unwrap().into_inner();
+        let id = created.game_id.clone();
+        assert_eq!(created.state.unwrap().nigiri_commitment, commitment);
+        // Joining nigiri needs a guess.
+        let err = c
+            .join_game(pb::JoinGameRequest {
+                game_id: id.clone(),
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::InvalidArgument);
+        let joined = c
+            .join_game(pb::JoinGameRequest {
+                game_id: id.clone(),
+                nigiri_guess: guess as i32,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let st = joined.state.unwrap();
+        assert_eq!(st.phase, pb::Phase::Nigiri as i32);
+        assert_eq!(st.nigiri_guess, guess as i32);
+        let reveal = |stones: u32, nonce: &str, token: &str| {
+            authed(
+                pb::RevealNigiriRequest {
+                    mutation: m(&id, ""),
+                    stones,
+                    nonce: nonce.into(),
+                },
+                token,
+            )
+        };
+        // Only the host reveals, and only what it committed to.
+        let err = c
+            .reveal_nigiri(reveal(7, "moon-river", &joined.seat_token))
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), Code::PermissionDenied, "{err:?}");
+        let err = c
+            .reveal_nigiri(reveal(8, "moon-river", &created.seat_token))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (err.code(), reason(&err).as_str()),
+            (Code::InvalidArgument, "commitment_mismatch")
+        );
+        assert_eq!(state(&mut c, &id).await.phase, pb::Phase::Nigiri as i32);
+        let done = c
+            .reveal_nigiri(reveal(7, "moon-river", &created.seat_token))
+            .await
+            .unwrap()
+            .into_inner()
+            .result
+            .unwrap();
+        let st = done.state.unwrap();
+        assert_eq!(st.phase, pb::Phase::Playing as i32);
+        let host_seat = if host_is_black { pb::Seat::Host } else { pb::Seat::Guest };
+        assert_eq!(st.black_seat, host_seat as i32, "guess {guess:?}");
+        let kinds: Vec<&str> = done.events.iter().map(|e| e.kind.as_str()).collect();
+        assert!(kinds.contains(&"nigiri_revealed"), "{kinds:?}");
+        // Black, whoever that is, moves first.
+        let black = if host_is_black {
+            &created.seat_token
+        } else {
+            &joined.seat_token
+        };
+        let g = Game {
+            id: id.clone(),
+            black: black.clone(),
+            white: String::new(),
+        };
+        play(&mut c, &g, &g.black, 4, 4).await.unwrap();
+    }
 }
 
 /// WatchGame: reconnecting with since_seq replays exactly what was missed.
@@ -606,6 +710,7 @@ async fn health_ping_and_lobby() {
         .create_game(pb::CreateGameRequest {
             settings: None,
             request_id: "lobby-1".into(),
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -615,6 +720,7 @@ async fn health_ping_and_lobby() {
         .create_game(pb::CreateGameRequest {
             settings: None,
             request_id: "lobby-1".into(),
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -215,6 +215,14 @@ impl Game {
     pub fn sealed_commitment(&self) -> Option<&str> {
         self.sealed.as_ref().map(|s| s.1.as_str())
     }
+    /// Nigiri: the host's commitment (from creation on).
+    pub fn nigiri_commitment(&self) -> Option<&str> {
+        self.nigiri_commitment.as_deref()
+    }
+    /// Nigiri: the guest's guess, once made.
+    pub fn nigiri_guess(&self) -> Option<Parity> {
+        self.nigiri_guess.map(|(p, _)| p)
+    }
     /// Clock readings after each move, for records.
     pub fn move_clocks(&self) -> &[MoveClock] {
         &self.move_clocks

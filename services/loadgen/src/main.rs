@@ -125,6 +125,7 @@ impl Player {
             .create_game(pb::CreateGameRequest {
                 settings: Some(settings),
                 request_id: String::new(),
+                ..Default::default()
             })
             .await?
             .into_inner();
@@ -133,6 +134,7 @@ impl Player {
             .join_game(pb::JoinGameRequest {
                 game_id: c.game_id.clone(),
                 request_id: String::new(),
+                ..Default::default()
             })
             .await?
             .into_inner();

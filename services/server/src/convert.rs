@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 use weiqi_game::{
-    ColorChoice, EndReason, Event, EventKind, Game, GameResult, LagComp, Ms, Phase, PlayerTime, RefereeMode, Rejection,
-    Settings, TimeControl,
+    ColorChoice, EndReason, Event, EventKind, Game, GameResult, LagComp, Ms, Parity, Phase, PlayerTime, RefereeMode,
+    Rejection, Settings, TimeControl,
 };
 use weiqi_proto::v1 as pb;
 use weiqi_rules::{Color, Move, Point, Preset};
@@ -134,6 +134,7 @@ pub fn settings_from(s: Option<&pb::GameSettings>) -> Result<Settings, Status> {
         pb::ColorChoice::Unspecified | pb::ColorChoice::HostBlack => ColorChoice::HostBlack,
         pb::ColorChoice::HostWhite => ColorChoice::HostWhite,
         pb::ColorChoice::Random => ColorChoice::Random,
+        pb::ColorChoice::Nigiri => ColorChoice::Nigiri,
     };
     let mode = match pb::RefereeMode::try_from(s.mode).unwrap_or_default() {
         pb::RefereeMode::Unspecified | pb::RefereeMode::Casual => RefereeMode::Casual,
@@ -162,7 +163,8 @@ pub fn settings_to(s: &Settings) -> pb::GameSettings {
         color_choice: match s.colors {
             ColorChoice::HostBlack => pb::ColorChoice::HostBlack,
             ColorChoice::HostWhite => pb::ColorChoice::HostWhite,
-            ColorChoice::Random | ColorChoice::Nigiri => pb::ColorChoice::Random,
+            ColorChoice::Random => pb::ColorChoice::Random,
+            ColorChoice::Nigiri => pb::ColorChoice::Nigiri,
         } as i32,
         mode: match s.mode {
             RefereeMode::Casual => pb::RefereeMode::Casual,
@@ -266,6 +268,25 @@ pub fn state_to(game_id: &str, g: &Game, now: Ms) -> pb::GameState {
         white_warnings: g.warnings(Color::White),
         server_time_ms: now as i64,
         ko_point: state.and_then(|s| s.ko_point()).map(point_to),
+        nigiri_commitment: g.nigiri_commitment().unwrap_or_default().to_string(),
+        nigiri_guess: g.nigiri_guess().map_or(pb::Parity::Unspecified, parity_to) as i32,
+    }
+}
+
+pub fn parity_to(p: Parity) -> pb::Parity {
+    match p {
+        Parity::Odd => pb::Parity::Odd,
+        Parity::Even => pb::Parity::Even,
+    }
+}
+
+/// A nigiri guess; none when unspecified.
+pub fn parity_from(p: i32) -> Result<Option<Parity>, Status> {
+    match pb::Parity::try_from(p) {
+        Ok(pb::Parity::Unspecified) => Ok(None),
+        Ok(pb::Parity::Odd) => Ok(Some(Parity::Odd)),
+        Ok(pb::Parity::Even) => Ok(Some(Parity::Even)),
+        Err(_) => Err(invalid(format!("unknown nigiri guess {p}"))),
     }
 }
 

@@ -12,7 +12,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard, broadcast, watch};
 use tokio::task::AbortHandle;
 use tonic::{Code, Status};
 use tracing::{info, warn};
-use weiqi_game::{Actor, Command, Event, Game, Ms, Phase, Seat, Settings};
+use weiqi_game::{Actor, Command, Event, Game, Ms, Parity, Phase, Seat, Settings};
 use weiqi_proto::v1 as pb;
 use weiqi_store::{Append, EventStore, StoreError, Summary};
 
@@ -502,6 +502,7 @@ impl<S: EventStore> Hub<S> {
     pub async fn create(
         self: &Arc<Self>,
         settings: Settings,
+        nigiri_commitment: Option<String>,
         request_id: &str,
     ) -> Result<(String, String, pb::GameState), Status> {
         let (game_id, token) = if request_id.is_empty() {
@@ -525,7 +526,7 @@ impl<S: EventStore> Hub<S> {
         let game = Game::new();
         let cmd = Command::Create {
             settings,
-            nigiri_commitment: None,
+            nigiri_commitment,
         };
         let events = game
             .decide(Actor::Host, &cmd, now)
@@ -561,8 +562,14 @@ impl<S: EventStore> Hub<S> {
         Ok((game_id, token, state))
     }
 
-    /// Takes the guest seat. A retry with the same request id returns the same token.
-    pub async fn join(self: &Arc<Self>, game_id: &str, request_id: &str) -> Result<(String, pb::GameState), Status> {
+    /// Takes the guest seat (with a guess, for nigiri). A retry with the same request id
+    /// returns the same token.
+    pub async fn join(
+        self: &Arc<Self>,
+        game_id: &str,
+        nigiri_guess: Option<Parity>,
+        request_id: &str,
+    ) -> Result<(String, pb::GameState), Status> {
         let mut entry = self.lock(game_id).await?;
         let token = if request_id.is_empty() {
             auth::random_hex(24)
@@ -588,10 +595,7 @@ impl<S: EventStore> Hub<S> {
                 .try_into()
                 .unwrap_or([0; 8]),
         );
-        let cmd = Command::Join {
-            nigiri_guess: None,
-            entropy,
-        };
+        let cmd = Command::Join { nigiri_guess, entropy };
         self.apply_locked(game_id, &mut entry, Actor::Guest, cmd, Some(hash), None)
             .await?;
         Ok((token, convert::state_to(game_id, &entry.game, self.time.now_ms())))

@@ -76,7 +76,9 @@ impl<S: EventStore> GameService for GameSvc<S> {
             return Err(convert::invalid("request_id is at most 128 characters"));
         }
         let settings = convert::settings_from(r.settings.as_ref())?;
-        let (game_id, seat_token, state) = self.hub.create(settings, &r.request_id).await?;
+        // (Whether nigiri needs a commitment, and its form, is the game's to check.)
+        let commitment = (!r.nigiri_commitment.is_empty()).then_some(r.nigiri_commitment);
+        let (game_id, seat_token, state) = self.hub.create(settings, commitment, &r.request_id).await?;
         Ok(Response::new(pb::CreateGameResponse {
             game_id,
             seat_token,
@@ -87,7 +89,8 @@ impl<S: EventStore> GameService for GameSvc<S> {
     async fn join_game(&self, request: Request<pb::JoinGameRequest>) -> Result<Response<pb::JoinGameResponse>, Status> {
         let _t = self.timer("JoinGame");
         let r = request.into_inner();
-        let (seat_token, state) = self.hub.join(&r.game_id, &r.request_id).await?;
+        let guess = convert::parity_from(r.nigiri_guess)?;
+        let (seat_token, state) = self.hub.join(&r.game_id, guess, &r.request_id).await?;
         Ok(Response::new(pb::JoinGameResponse {
             seat_token,
             state: Some(state),
@@ -221,6 +224,24 @@ impl<S: EventStore> GameService for GameSvc<S> {
             .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::Resume))
             .await?;
         Ok(Response::new(pb::ResumeResponse { result: Some(result) }))
+    }
+
+    async fn reveal_nigiri(
+        &self,
+        request: Request<pb::RevealNigiriRequest>,
+    ) -> Result<Response<pb::RevealNigiriResponse>, Status> {
+        let _t = self.timer("RevealNigiri");
+        let r = request.get_ref();
+        if r.nonce.len() > 256 {
+            return Err(convert::invalid("the nigiri nonce is at most 256 characters"));
+        }
+        let (stones, nonce) = (r.stones, r.nonce.clone());
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| {
+                Ok(Command::RevealNigiri { stones, nonce })
+            })
+            .await?;
+        Ok(Response::new(pb::RevealNigiriResponse { result: Some(result) }))
     }
 
     async fn propose_dead_stones(

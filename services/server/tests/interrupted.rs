@@ -59,8 +59,8 @@ async fn game() -> (Arc<Hub<Flaky>>, Flaky, String, watch::Sender<bool>) {
     let (stop, rx) = watch::channel(false);
     let store = Flaky::default();
     let hub = Arc::new(Hub::new(store.clone(), vec![7; 32], Metrics::new(), rx));
-    let (id, _, _) = hub.create(Settings::casual(9), "").await.unwrap();
-    hub.join(&id, "").await.unwrap();
+    let (id, _, _) = hub.create(Settings::casual(9), None, "").await.unwrap();
+    hub.join(&id, None, "").await.unwrap();
     (hub, store, id, stop)
 }
 

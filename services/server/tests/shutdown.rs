@@ -44,6 +44,7 @@ async fn health_turns_not_serving_then_streams_close_within_the_grace_period() {
                 ..Default::default()
             }),
             request_id: String::new(),
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -45,8 +45,8 @@ async fn game_ends_on_time_without_any_request() {
     let mut s = Settings::casual(9);
     s.time = TimeControl::Absolute { main_ms: 600_000 };
     s.lag = LagComp::OFF;
-    let (id, _, _) = h.create(s, "").await.unwrap();
-    h.join(&id, "").await.unwrap();
+    let (id, _, _) = h.create(s, None, "").await.unwrap();
+    h.join(&id, None, "").await.unwrap();
     let started = {
         let arc = h.entry(&id).await.unwrap();
         let e = arc.lock().await;
@@ -79,8 +79,8 @@ async fn byo_yomi_calls_are_events() {
     let mut s = Settings::casual(9);
     s.time = TimeControl::chinese(0, 1);
     s.lag = LagComp::OFF;
-    let (id, _, _) = h.create(s, "").await.unwrap();
-    h.join(&id, "").await.unwrap();
+    let (id, _, _) = h.create(s, None, "").await.unwrap();
+    h.join(&id, None, "").await.unwrap();
     tokio::time::sleep(Duration::from_secs(61)).await;
     settle(&h, &id, pb::Phase::Finished).await;
     let arc = h.entry(&id).await.unwrap();
@@ -108,13 +108,13 @@ async fn byo_yomi_calls_are_events() {
 #[tokio::test(start_paused = true)]
 async fn idle_games_leave_memory_and_come_back() {
     let (h, _stop) = hub().await;
-    let (idle, _, _) = h.create(Settings::casual(9), "").await.unwrap();
-    h.join(&idle, "").await.unwrap();
-    let (open, _, _) = h.create(Settings::casual(9), "").await.unwrap();
+    let (idle, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
+    h.join(&idle, None, "").await.unwrap();
+    let (open, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
     let mut timed = Settings::casual(9);
     timed.time = TimeControl::Absolute { main_ms: 3_600_000 };
-    let (clocked, _, _) = h.create(timed, "").await.unwrap();
-    h.join(&clocked, "").await.unwrap();
+    let (clocked, _, _) = h.create(timed, None, "").await.unwrap();
+    h.join(&clocked, None, "").await.unwrap();
     let before = get(&h, &idle).await;
 
     tokio::time::sleep(Duration::from_secs(60)).await;
@@ -133,4 +133,32 @@ async fn idle_games_leave_memory_and_come_back() {
     assert_eq!(after.phase, pb::Phase::Playing as i32);
     assert_eq!(after.board, before.board);
     assert!(h.game_ids().contains(&idle));
+}
+
+/// C1: a host that withholds the nigiri reveal forfeits when the nigiri timeout passes,
+/// with no request from anyone.
+#[tokio::test(start_paused = true)]
+async fn withheld_nigiri_reveal_forfeits() {
+    let (h, _stop) = hub().await;
+    let mut s = Settings::casual(9);
+    s.colors = weiqi_game::ColorChoice::Nigiri;
+    let timeout = s.nigiri_timeout_ms;
+    let commitment = weiqi_game::nigiri_commitment(3, "n");
+    let (id, _, _) = h.create(s, Some(commitment), "").await.unwrap();
+    h.join(&id, Some(weiqi_game::Parity::Even), "").await.unwrap();
+    assert_eq!(get(&h, &id).await.phase, pb::Phase::Nigiri as i32);
+    tokio::time::sleep(Duration::from_millis(timeout - 1)).await;
+    assert_eq!(get(&h, &id).await.phase, pb::Phase::Nigiri as i32, "not early");
+    tokio::time::sleep(Duration::from_millis(2)).await;
+    let st = settle(&h, &id, pb::Phase::Finished).await;
+    let r = st.result.unwrap();
+    // The guest takes Black and wins by forfeit.
+    assert_eq!(
+        (r.reason, r.winner, st.black_seat),
+        (
+            pb::EndReason::Forfeit as i32,
+            pb::Color::Black as i32,
+            pb::Seat::Guest as i32
+        )
+    );
 }
