@@ -556,6 +556,62 @@ async fn nigiri_commit_guess_reveal() {
     }
 }
 
+/// The host withdraws an open game: it leaves the lobby, ends with no result (SGF
+/// `Void`), and can no longer be joined. Nobody else may cancel it.
+#[tokio::test]
+async fn host_cancels_open_game() {
+    let srv = Server::fresh("cancel");
+    let mut c = srv.client().await;
+    let created = c
+        .create_game(pb::CreateGameRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.game_id.clone();
+    let cancel = |token: &str| authed(pb::CancelGameRequest { mutation: m(&id, "") }, token);
+    let err = c.cancel_game(cancel("not-a-seat")).await.unwrap_err();
+    assert_eq!(err.code(), Code::PermissionDenied);
+    let lobby = |c: &mut GameServiceClient<Channel>| {
+        let mut c = c.clone();
+        async move {
+            c.list_games(pb::ListGamesRequest::default())
+                .await
+                .unwrap()
+                .into_inner()
+        }
+    };
+    assert_eq!(lobby(&mut c).await.open.len(), 1);
+    let result = c
+        .cancel_game(cancel(&created.seat_token))
+        .await
+        .unwrap()
+        .into_inner()
+        .result
+        .unwrap();
+    let st = result.state.unwrap();
+    assert_eq!(st.phase, pb::Phase::Finished as i32);
+    assert_eq!(st.result.unwrap().reason, pb::EndReason::Cancelled as i32);
+    assert!(lobby(&mut c).await.open.is_empty());
+    let err = c
+        .join_game(pb::JoinGameRequest {
+            game_id: id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.code(), reason(&err).as_str()),
+        (Code::FailedPrecondition, "wrong_phase")
+    );
+    let sgf = c
+        .export_sgf(pb::ExportSgfRequest { game_id: id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .sgf;
+    assert!(sgf.contains("RE[Void]"), "{sgf}");
+}
+
 /// WatchGame: reconnecting with since_seq replays exactly what was missed.
 #[tokio::test]
 async fn watch_reconnects_without_missing_events() {

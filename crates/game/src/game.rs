@@ -864,6 +864,13 @@ impl Tx<'_> {
                 });
                 self.after_pass();
             }
+            Command::Cancel => {
+                self.phase_is(&[Phase::WaitingForOpponent])?;
+                if !matches!(by, Actor::Host | Actor::Server) {
+                    return Err(Rejection::NotPermitted("only the host cancels an open game".into()));
+                }
+                self.end(None, EndReason::Cancelled);
+            }
             Command::Resign => {
                 self.phase_is(&[
                     Phase::Nigiri,

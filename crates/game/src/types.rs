@@ -192,6 +192,9 @@ pub enum Command {
         lag_ms: Ms,
     },
     Resign,
+    /// Withdraws an open game before anyone joins (the host, or the server when it has
+    /// waited too long): it ends with no result.
+    Cancel,
     /// Declares play complete (C6): counts as a pass; the opponent may play on.
     DeclareEnd,
     /// Proposes the set of dead stones (one stone marks its chain).
@@ -252,6 +255,9 @@ pub enum EndReason {
     Penalty,
     /// A repetition cycle under simple ko (C7).
     NoResult,
+    /// An open game withdrawn before anyone joined: by its host, or by the server when
+    /// nobody joined in time. SGF `Void`.
+    Cancelled,
 }
 
 /// A finished game's result.

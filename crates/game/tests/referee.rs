@@ -856,3 +856,46 @@ fn a_move_is_a_play_or_a_pass_command() {
     );
     assert_eq!(Command::of_move(Move::Pass, 7), Command::Pass { lag_ms: 7 });
 }
+
+/// An open game can be withdrawn by its host (or the server) before anyone joins, and
+/// then by nobody: it ends with no result (SGF `Void`).
+#[test]
+fn open_game_cancelled_before_join() {
+    let mut t = T::new(casual(9));
+    assert!(matches!(
+        t.err(Actor::Guest, Command::Cancel, S),
+        Rejection::NotPermitted(_)
+    ));
+    t.ok(Actor::Host, Command::Cancel, S);
+    assert_eq!(t.g.phase(), Phase::Finished);
+    let r = t.g.result().unwrap();
+    assert_eq!(
+        (r.winner, r.reason, r.sgf()),
+        (None, EndReason::Cancelled, "Void".to_string())
+    );
+    // Finished: nobody joins it any more.
+    t.err(
+        Actor::Guest,
+        Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        },
+        2 * S,
+    );
+    // The server may cancel an open game too; nobody may cancel one in play.
+    let mut t = T::new(casual(9));
+    t.ok(Actor::Server, Command::Cancel, S);
+    let mut t = T::new(casual(9));
+    t.ok(
+        Actor::Guest,
+        Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        },
+        S,
+    );
+    assert!(matches!(
+        t.err(Actor::Host, Command::Cancel, 2 * S),
+        Rejection::WrongPhase(_)
+    ));
+}

@@ -24,6 +24,9 @@ pub struct ServerConfig {
     /// Games in progress without a running clock, untouched this long, leave memory (they
     /// stay in the store and come back with the next call); 0 keeps them.
     pub idle_evict_ms: u64,
+    /// Open games nobody joined for this long are cancelled (they would otherwise stay in
+    /// the lobby, and in memory, forever); 0 keeps them.
+    pub open_game_ttl_ms: u64,
 }
 
 impl ServerConfig {
@@ -37,7 +40,8 @@ impl ServerConfig {
             .set_default("log_level", "info")?
             .set_default("shutdown_grace_ms", 5000)?
             .set_default("heartbeat_ms", 1000)?
-            .set_default("idle_evict_ms", 600_000)?;
+            .set_default("idle_evict_ms", 600_000)?
+            .set_default("open_game_ttl_ms", 86_400_000)?;
         if let Some(f) = file {
             b = b.add_source(config::File::from(f).required(true));
         }

@@ -216,6 +216,7 @@ pub fn result_to(r: &GameResult) -> pb::GameResult {
         EndReason::DrawByAgreement => pb::EndReason::DrawByAgreement,
         EndReason::Penalty => pb::EndReason::Penalty,
         EndReason::NoResult => pb::EndReason::NoResult,
+        EndReason::Cancelled => pb::EndReason::Cancelled,
     };
     let (wmb, b, w) = r
         .score

@@ -11,7 +11,7 @@ use prost::Message;
 use tokio::sync::{Mutex, OwnedMutexGuard, broadcast, watch};
 use tokio::task::AbortHandle;
 use tonic::{Code, Status};
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 use weiqi_game::{Actor, Command, Event, Game, Ms, Parity, Phase, Seat, Settings};
 use weiqi_proto::v1 as pb;
 use weiqi_store::{Append, EventStore, StoreError, Summary};
@@ -470,6 +470,49 @@ impl<S: EventStore> Hub<S> {
     }
 
     /// The ids of the games in memory.
+    /// Cancels the open games that nobody joined within `ttl_ms` of their creation.
+    /// Returns how many it cancelled. (A game joined meanwhile refuses the cancel.)
+    pub async fn cancel_stale_open(self: &Arc<Self>, ttl_ms: Ms) -> usize {
+        let now = self.time.now_ms();
+        let stale: Vec<String> = self
+            .games
+            .read()
+            .expect("lock")
+            .iter()
+            .filter(|(_, slot)| {
+                slot.listing.phase() == pb::Phase::WaitingForOpponent
+                    && now.saturating_sub(slot.listing.created_ms) >= ttl_ms
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        let mut cancelled = 0;
+        for id in stale {
+            match self
+                .command(&id, Actor::Server, Command::Cancel, Mutation::default())
+                .await
+            {
+                Ok(_) => cancelled += 1,
+                Err(e) => debug!(game_id = %id, error = %e, "open game not cancelled"),
+            }
+        }
+        cancelled
+    }
+
+    pub async fn open_ttl_loop(self: Arc<Self>, ttl_ms: Ms) {
+        let mut shutdown = self.shutdown.clone();
+        let every = std::time::Duration::from_millis((ttl_ms / 4).clamp(1000, 60_000));
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = shutdown.changed() => return,
+            }
+            let n = self.cancel_stale_open(ttl_ms).await;
+            if n > 0 {
+                info!(games = n, "open games nobody joined were cancelled");
+            }
+        }
+    }
+
     pub fn game_ids(&self) -> Vec<String> {
         self.games.read().expect("lock").keys().cloned().collect()
     }

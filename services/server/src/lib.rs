@@ -96,6 +96,9 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
     if cfg.idle_evict_ms > 0 {
         tokio::spawn(hub.clone().evict_loop(cfg.idle_evict_ms));
     }
+    if cfg.open_game_ttl_ms > 0 {
+        tokio::spawn(hub.clone().open_ttl_loop(cfg.open_game_ttl_ms));
+    }
 
     let listener = TcpListener::bind(&cfg.listen)
         .await

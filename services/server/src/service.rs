@@ -97,6 +97,18 @@ impl<S: EventStore> GameService for GameSvc<S> {
         }))
     }
 
+    async fn cancel_game(
+        &self,
+        request: Request<pb::CancelGameRequest>,
+    ) -> Result<Response<pb::CancelGameResponse>, Status> {
+        let _t = self.timer("CancelGame");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::Cancel))
+            .await?;
+        Ok(Response::new(pb::CancelGameResponse { result: Some(result) }))
+    }
+
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GetGameResponse>, Status> {
         let _t = self.timer("GetGame");
         let id = &request.get_ref().game_id;

@@ -162,3 +162,26 @@ async fn withheld_nigiri_reveal_forfeits() {
         )
     );
 }
+
+/// Open games nobody joins within the TTL are cancelled by the server's sweep (and leave
+/// memory and the lobby); a game created later, or joined, is kept.
+#[tokio::test(start_paused = true)]
+async fn open_games_nobody_joins_are_cancelled() {
+    let (h, _stop) = hub().await;
+    let ttl = 3_600_000;
+    tokio::spawn(h.clone().open_ttl_loop(ttl));
+    let (old, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
+    let (joined, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
+    h.join(&joined, None, "").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(ttl / 2)).await;
+    let (young, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(ttl / 2 + 60_000)).await;
+
+    let st = settle(&h, &old, pb::Phase::Finished).await;
+    assert_eq!(st.result.unwrap().reason, pb::EndReason::Cancelled as i32);
+    let (open, playing) = h.lobby(10);
+    let open: Vec<&str> = open.iter().map(|(id, _)| id.as_str()).collect();
+    let playing: Vec<&str> = playing.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!((open, playing), (vec![young.as_str()], vec![joined.as_str()]));
+    assert!(!h.game_ids().contains(&old), "a cancelled game leaves memory");
+}
