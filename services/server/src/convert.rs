@@ -130,13 +130,17 @@ pub fn settings_from(s: Option<&pb::GameSettings>) -> Result<Settings, Status> {
     if let Some(k) = s.komi {
         rules.komi = k;
     }
-    let colors = match pb::ColorChoice::try_from(s.color_choice).unwrap_or_default() {
+    // An enum number this server does not know is refused, not read as the default: a
+    // client newer than the server must not get, say, Black when it asked for nigiri.
+    let colors = match pb::ColorChoice::try_from(s.color_choice)
+        .map_err(|_| invalid(format!("unknown color_choice {}", s.color_choice)))?
+    {
         pb::ColorChoice::Unspecified | pb::ColorChoice::HostBlack => ColorChoice::HostBlack,
         pb::ColorChoice::HostWhite => ColorChoice::HostWhite,
         pb::ColorChoice::Random => ColorChoice::Random,
         pb::ColorChoice::Nigiri => ColorChoice::Nigiri,
     };
-    let mode = match pb::RefereeMode::try_from(s.mode).unwrap_or_default() {
+    let mode = match pb::RefereeMode::try_from(s.mode).map_err(|_| invalid(format!("unknown mode {}", s.mode)))? {
         pb::RefereeMode::Unspecified | pb::RefereeMode::Casual => RefereeMode::Casual,
         pb::RefereeMode::Tournament => RefereeMode::Tournament,
     };
@@ -402,5 +406,27 @@ mod tests {
             assert_eq!(kind_name(&json), value["type"].as_str().unwrap(), "{json}");
             assert!(!kind_name(&json).is_empty());
         }
+    }
+
+    /// Enum numbers this server does not know are INVALID_ARGUMENT, never the default.
+    #[test]
+    fn unknown_enum_numbers_are_refused() {
+        use weiqi_proto::v1 as pb;
+        let with = |f: &dyn Fn(&mut pb::GameSettings)| {
+            let mut s = pb::GameSettings {
+                board_size: 9,
+                ..Default::default()
+            };
+            f(&mut s);
+            super::settings_from(Some(&s))
+        };
+        assert!(with(&|_| {}).is_ok());
+        assert!(with(&|s| s.color_choice = pb::ColorChoice::Nigiri as i32).is_ok());
+        let bad_choice = with(&|s| s.color_choice = 99).unwrap_err();
+        let bad_mode = with(&|s| s.mode = -1).unwrap_err();
+        for err in [bad_choice, bad_mode] {
+            assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
+        }
+        assert_eq!(super::parity_from(7).unwrap_err().code(), tonic::Code::InvalidArgument);
     }
 }
