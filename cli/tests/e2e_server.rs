@@ -811,7 +811,7 @@ async fn grpc_web_over_http1() {
     let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
     let head = format!(
         "POST /weiqi.v1.GameService/Ping HTTP/1.1\r\nHost: {}\r\nContent-Type: application/grpc-web+proto\r\n\
-         X-Grpc-Web: 1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+         X-Grpc-Web: 1\r\nOrigin: https://play.example\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         server.addr,
         body.len()
     );
@@ -828,4 +828,33 @@ async fn grpc_web_over_http1() {
     // The echoed message in a data frame, then the trailers frame (flag 0x80).
     assert!(answer.windows(body.len()).any(|w| w == body.as_slice()), "{text}");
     assert!(text.contains("grpc-status:0"), "{text}");
+    // A page from another origin may read the answer (CORS, any origin by default).
+    assert!(text.contains("access-control-allow-origin: *"), "{text}");
+    assert!(text.contains("grpc-status-details-bin"), "exposed headers: {text}");
+
+    // The browser's preflight before a call with a bearer token.
+    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    let preflight = format!(
+        "OPTIONS /weiqi.v1.GameService/Play HTTP/1.1\r\nHost: {}\r\nOrigin: https://play.example\r\n\
+         Access-Control-Request-Method: POST\r\n\
+         Access-Control-Request-Headers: content-type,x-grpc-web,authorization\r\nConnection: close\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(preflight.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    let text = String::from_utf8_lossy(&answer).to_lowercase();
+    assert!(text.starts_with("http/1.1 200"), "{text}");
+    assert!(text.contains("access-control-allow-origin: *"), "{text}");
+    assert!(text.contains("access-control-allow-methods: post"), "{text}");
+    let allowed = text
+        .lines()
+        .find_map(|l| l.strip_prefix("access-control-allow-headers:"))
+        .unwrap_or_else(|| panic!("no allowed headers: {text}"));
+    for h in ["content-type", "x-grpc-web", "authorization"] {
+        assert!(allowed.contains(h), "{h} not allowed: {text}");
+    }
 }

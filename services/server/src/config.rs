@@ -27,6 +27,11 @@ pub struct ServerConfig {
     /// Open games nobody joined for this long are cancelled (they would otherwise stay in
     /// the lobby, and in memory, forever); 0 keeps them.
     pub open_game_ttl_ms: u64,
+    /// Web origins allowed to call from a browser (gRPC-Web, CORS): `*` for any (the
+    /// default: seats are bearer tokens, never cookies, so another site gains nothing a
+    /// script could not do anyway), a comma-separated list such as
+    /// `https://play.example.com,https://example.com`, or empty for none.
+    pub cors_allowed_origins: String,
 }
 
 impl ServerConfig {
@@ -41,7 +46,8 @@ impl ServerConfig {
             .set_default("shutdown_grace_ms", 5000)?
             .set_default("heartbeat_ms", 1000)?
             .set_default("idle_evict_ms", 600_000)?
-            .set_default("open_game_ttl_ms", 86_400_000)?;
+            .set_default("open_game_ttl_ms", 86_400_000)?
+            .set_default("cors_allowed_origins", "*")?;
         if let Some(f) = file {
             b = b.add_source(config::File::from(f).required(true));
         }
