@@ -21,6 +21,11 @@ struct Server {
 
 impl Server {
     fn start(dir: PathBuf) -> Server {
+        Server::start_with(dir, &[])
+    }
+
+    /// With extra environment (configuration) for the server.
+    fn start_with(dir: PathBuf, env: &[(&str, &str)]) -> Server {
         std::fs::create_dir_all(&dir).unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_weiqi"))
             .args([
@@ -33,6 +38,7 @@ impl Server {
             ])
             .arg(&dir)
             .env("WEIQI__HEARTBEAT_MS", "100")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -857,4 +863,59 @@ async fn grpc_web_over_http1() {
     for h in ["content-type", "x-grpc-web", "authorization"] {
         assert!(allowed.contains(h), "{h} not allowed: {text}");
     }
+}
+
+/// A fresh PostgreSQL database, or `None` (skipped) without a server: as in the store's
+/// tests, `WEIQI_TEST_POSTGRES_URL` names a database whose user may create databases, and
+/// CI sets `WEIQI_REQUIRE_POSTGRES=1` so that a missing server fails instead.
+async fn pg(name: &str) -> Option<String> {
+    let Ok(admin) = std::env::var("WEIQI_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var_os("WEIQI_REQUIRE_POSTGRES").is_none(),
+            "WEIQI_REQUIRE_POSTGRES is set but WEIQI_TEST_POSTGRES_URL is not"
+        );
+        eprintln!("skipped: set WEIQI_TEST_POSTGRES_URL to run against PostgreSQL");
+        return None;
+    };
+    use sqlx::{Connection, Executor};
+    let db = format!("weiqi_e2e_{}_{name}", std::process::id());
+    let mut conn = sqlx::PgConnection::connect(&admin).await.expect("PostgreSQL");
+    conn.execute(format!("DROP DATABASE IF EXISTS {db}").as_str())
+        .await
+        .unwrap();
+    conn.execute(format!("CREATE DATABASE {db}").as_str()).await.unwrap();
+    let (server, _) = admin.split('?').next().unwrap().rsplit_once('/').unwrap();
+    Some(format!("{server}/{db}"))
+}
+
+/// Two replicas on one PostgreSQL database: a game created on one is played on the
+/// other, each catching up with the other's moves before it answers; when the first
+/// replica crashes, the other goes on with every acknowledged move.
+#[tokio::test]
+async fn postgres_replicas_share_games() {
+    let Some(url) = pg("replicas").await else { return };
+    let env = [("WEIQI__DATABASE_URL", url.as_str())];
+    let dir = |n: &str| std::env::temp_dir().join(format!("weiqi-e2e-{}-pg-{n}", std::process::id()));
+    let a = Server::start_with(dir("a"), &env);
+    let b = Server::start_with(dir("b"), &env);
+    let (mut ca, mut cb) = (a.client().await, b.client().await);
+    let g = new_game(&mut ca, 9, None).await;
+    play(&mut ca, &g, &g.black, 4, 4).await.unwrap();
+    // B loads the game from the database on first use, and plays on it.
+    play(&mut cb, &g, &g.white, 3, 3).await.unwrap();
+    assert_eq!(state(&mut cb, &g.id).await.move_number, 2);
+    // A's copy is behind B's move: A catches up before it answers (a stale copy would say
+    // "not your turn").
+    assert_eq!(state(&mut ca, &g.id).await.move_number, 2);
+    play(&mut ca, &g, &g.black, 5, 5).await.unwrap();
+    // A crashes; B has every acknowledged move and goes on.
+    let _ = a.crash();
+    let st = state(&mut cb, &g.id).await;
+    assert_eq!(st.move_number, 3);
+    play(&mut cb, &g, &g.white, 2, 2).await.unwrap();
+    // A restarted replica recovers the game from the database too.
+    let a = Server::start_with(dir("a"), &env);
+    let mut ca = a.client().await;
+    let st = state(&mut ca, &g.id).await;
+    assert_eq!((st.move_number, st.board), (4, state(&mut cb, &g.id).await.board));
 }

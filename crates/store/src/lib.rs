@@ -11,12 +11,16 @@
 //! protobuf or of the rules.
 
 mod memory;
+mod postgres;
 mod sqlite;
 
 pub use memory::MemoryStore;
+pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 
+use std::collections::HashMap;
 use std::future::Future;
+use std::hash::Hash;
 
 use weiqi_game::Event;
 
@@ -96,7 +100,81 @@ pub trait EventStore: Send + Sync + 'static {
     /// a deep health check of storage, and the per-write cost of storage for load tests.
     /// Only the last [`PROBE_SLOTS`] probes are kept.
     fn probe(&self, now_ms: u64, payload: &[u8]) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Whether other servers append to this store too, so that a game held in memory may
+    /// be behind it (see [`EventStore::last_seq`]). A store only this process writes
+    /// (the default) never is.
+    fn is_shared(&self) -> bool {
+        false
+    }
+    /// The last stored sequence number of a game (`None`: no such game). Asked before each
+    /// use of a game in memory when the store [`is_shared`](EventStore::is_shared).
+    fn last_seq(&self, game_id: &str) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send {
+        async move { Ok(self.load(game_id).await?.and_then(|g| g.events.last().map(|e| e.seq))) }
+    }
 }
 
 /// How many probe rows a store keeps (older ones are overwritten).
 pub const PROBE_SLOTS: u64 = 1024;
+
+/// The events of an append as the JSON bodies both databases store.
+fn bodies(a: &Append) -> Result<Vec<String>, StoreError> {
+    a.events
+        .iter()
+        .map(serde_json::to_string)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| StoreError::Corrupt {
+            game_id: a.game_id.clone(),
+            why: err.to_string(),
+        })
+}
+
+/// Games read back from a database: their rows first, then their events in order, keyed
+/// by the database's own game key.
+struct Gathered<K> {
+    games: Vec<StoredGame>,
+    index: HashMap<K, usize>,
+}
+
+impl<K> Default for Gathered<K> {
+    fn default() -> Self {
+        Gathered {
+            games: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+}
+
+impl<K: Hash + Eq> Gathered<K> {
+    fn game(&mut self, key: K, game_id: String, host_token_hash: Option<String>, guest_token_hash: Option<String>) {
+        self.index.insert(key, self.games.len());
+        self.games.push(StoredGame {
+            game_id,
+            host_token_hash,
+            guest_token_hash,
+            events: Vec::new(),
+            responses: Vec::new(),
+        });
+    }
+
+    /// The next event of the game `key` (ignored for a game without a row: one created
+    /// between the two queries).
+    fn event(&mut self, key: &K, seq: u64, request_id: Option<String>, body: &str) -> Result<(), StoreError> {
+        let Some(&k) = self.index.get(key) else {
+            return Ok(());
+        };
+        let g = &mut self.games[k];
+        if let Some(rid) = request_id {
+            g.responses.push((rid, seq));
+        }
+        let ev: Event = serde_json::from_str(body).map_err(|err| StoreError::Corrupt {
+            game_id: g.game_id.clone(),
+            why: err.to_string(),
+        })?;
+        g.events.push(ev);
+        Ok(())
+    }
+
+    fn into_games(self) -> Vec<StoredGame> {
+        self.games
+    }
+}

@@ -8,7 +8,6 @@ use futures::TryStreamExt;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Connection, Row, SqliteConnection, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
-use weiqi_game::Event;
 
 use crate::{Append, EventStore, StoreError, StoredGame, Summary};
 
@@ -169,39 +168,27 @@ impl SqliteStore {
             games_q = games_q.bind(a);
             events_q = events_q.bind(a);
         }
-        let mut out = Vec::new();
-        let mut index: HashMap<i64, usize> = HashMap::new();
+        let mut games = crate::Gathered::default();
         for row in games_q.fetch_all(&self.reads).await? {
-            index.insert(row.get("game_no"), out.len());
-            out.push(StoredGame {
-                game_id: row.get("game_id"),
-                host_token_hash: row.get("host_token_hash"),
-                guest_token_hash: row.get("guest_token_hash"),
-                events: Vec::new(),
-                responses: Vec::new(),
-            });
+            games.game(
+                row.get::<i64, _>("game_no"),
+                row.get("game_id"),
+                row.get("host_token_hash"),
+                row.get("guest_token_hash"),
+            );
         }
         // Streamed: a restart reads every open game's events, more than memory should hold
         // as rows at once.
         let mut rows = events_q.fetch(&self.reads);
         while let Some(row) = rows.try_next().await? {
-            // (A game created between the two queries has events but no row yet.)
-            let Some(&k) = index.get(&row.get::<i64, _>("game_no")) else {
-                continue;
-            };
-            let g = &mut out[k];
-            let seq = row.get::<i64, _>("seq") as u64;
-            if let Some(rid) = row.get::<Option<String>, _>("request_id") {
-                g.responses.push((rid, seq));
-            }
-            let body: &str = row.get("body");
-            let ev: Event = serde_json::from_str(body).map_err(|err| StoreError::Corrupt {
-                game_id: g.game_id.clone(),
-                why: err.to_string(),
-            })?;
-            g.events.push(ev);
+            games.event(
+                &row.get::<i64, _>("game_no"),
+                row.get::<i64, _>("seq") as u64,
+                row.get("request_id"),
+                row.get("body"),
+            )?;
         }
-        Ok(out)
+        Ok(games.into_games())
     }
 }
 
@@ -583,15 +570,7 @@ async fn write_accepted(
 
 impl EventStore for SqliteStore {
     async fn append(&self, append: Append) -> Result<(), StoreError> {
-        let bodies = append
-            .events
-            .iter()
-            .map(serde_json::to_string)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|err| StoreError::Corrupt {
-                game_id: append.game_id.clone(),
-                why: err.to_string(),
-            })?;
+        let bodies = crate::bodies(&append)?;
         self.write(Write::Append(Box::new(append), bodies)).await
     }
 

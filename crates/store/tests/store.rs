@@ -1,7 +1,10 @@
-//! The SQLite store: append and load, optimistic concurrency, durability across reopen.
+//! The stores: append and load, optimistic concurrency, durability across reopen. The
+//! contract tests run on SQLite always, and on PostgreSQL when `WEIQI_TEST_POSTGRES_URL`
+//! names a database whose user may create databases (CI sets it, with
+//! `WEIQI_REQUIRE_POSTGRES=1` so that a missing server fails instead of skipping).
 
 use weiqi_game::{Actor, Command, Event, Game, Settings};
-use weiqi_store::{Append, EventStore, SqliteStore, StoreError, Summary};
+use weiqi_store::{Append, EventStore, PgStore, SqliteStore, StoreError, Summary};
 
 fn summary() -> Summary {
     Summary {
@@ -54,6 +57,16 @@ async fn open(name: &str) -> (SqliteStore, std::path::PathBuf) {
 #[tokio::test]
 async fn append_load_and_conflicts() {
     let (store, path) = open("basic").await;
+    append_load_and_conflicts_on(store, async move |s| {
+        drop(s);
+        SqliteStore::open(&path).await.unwrap()
+    })
+    .await;
+}
+
+/// The contract every store keeps: optimistic concurrency, request ids, heartbeat, and
+/// everything acknowledged still there after reopening.
+async fn append_load_and_conflicts_on<S: EventStore>(store: S, reopen: impl AsyncFnOnce(S) -> S) {
     let events = created();
     store.append(append("g1", 0, events.clone())).await.unwrap();
     // Creating the same game again conflicts.
@@ -74,9 +87,8 @@ async fn append_load_and_conflicts() {
     assert!(store.load("nope").await.unwrap().is_none());
     store.heartbeat(42).await.unwrap();
     assert_eq!(store.last_heartbeat().await.unwrap(), Some(42));
-    drop(store);
     // Everything acknowledged is there after reopening.
-    let store = SqliteStore::open(&path).await.unwrap();
+    let store = reopen(store).await;
     let unfinished = store.load_unfinished().await.unwrap();
     assert_eq!(unfinished.len(), 1);
     assert_eq!(
@@ -90,7 +102,10 @@ async fn append_load_and_conflicts() {
 /// commits the others.
 #[tokio::test]
 async fn concurrent_appends_group_commit() {
-    let (store, _) = open("group").await;
+    concurrent_appends_on(open("group").await.0).await;
+}
+
+async fn concurrent_appends_on<S: EventStore + Clone>(store: S) {
     let mut tasks = Vec::new();
     for i in 0..200 {
         let s = store.clone();
@@ -117,6 +132,14 @@ async fn concurrent_appends_group_commit() {
 #[tokio::test]
 async fn interleaved_games_load_apart() {
     let (store, path) = open("interleaved").await;
+    interleaved_games_load_apart_on(store, async move |s| {
+        drop(s);
+        SqliteStore::open(&path).await.unwrap()
+    })
+    .await;
+}
+
+async fn interleaved_games_load_apart_on<S: EventStore>(store: S, reopen: impl AsyncFnOnce(S) -> S) {
     let ids: Vec<String> = (0..5).map(|i| format!("game-{i}")).collect();
     let mut logs: Vec<Vec<Event>> = Vec::new();
     for id in &ids {
@@ -135,8 +158,7 @@ async fn interleaved_games_load_apart() {
         store.append(a).await.unwrap();
         logs[k].extend(join);
     }
-    drop(store);
-    let store = SqliteStore::open(&path).await.unwrap();
+    let store = reopen(store).await;
     let mut unfinished = store.load_unfinished().await.unwrap();
     unfinished.sort_by(|a, b| a.game_id.cmp(&b.game_id));
     assert_eq!(
@@ -291,4 +313,89 @@ async fn the_wal_starts_over_under_constant_writes() {
         "{n1} games: WAL {first} bytes; {} games: WAL {second} bytes",
         n1 + n2
     );
+}
+
+/// A fresh PostgreSQL database for one test, or `None` (skipped) without a server.
+async fn pg(name: &str) -> Option<String> {
+    let Ok(admin) = std::env::var("WEIQI_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var_os("WEIQI_REQUIRE_POSTGRES").is_none(),
+            "WEIQI_REQUIRE_POSTGRES is set but WEIQI_TEST_POSTGRES_URL is not"
+        );
+        eprintln!("skipped: set WEIQI_TEST_POSTGRES_URL to run the PostgreSQL store tests");
+        return None;
+    };
+    use sqlx::{Connection, Executor};
+    let db = format!("weiqi_t_{}_{name}", std::process::id());
+    let mut conn = sqlx::PgConnection::connect(&admin).await.expect("PostgreSQL");
+    conn.execute(format!("DROP DATABASE IF EXISTS {db}").as_str())
+        .await
+        .unwrap();
+    conn.execute(format!("CREATE DATABASE {db}").as_str()).await.unwrap();
+    let base = admin.split('?').next().unwrap();
+    let (server, _) = base.rsplit_once('/').expect("a database in the URL");
+    Some(format!("{server}/{db}"))
+}
+
+#[tokio::test]
+async fn postgres_append_load_and_conflicts() {
+    let Some(url) = pg("basic").await else { return };
+    let store = PgStore::open(&url).await.unwrap();
+    append_load_and_conflicts_on(store, async move |s| {
+        drop(s);
+        PgStore::open(&url).await.unwrap()
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn postgres_concurrent_appends() {
+    let Some(url) = pg("concurrent").await else { return };
+    concurrent_appends_on(PgStore::open(&url).await.unwrap()).await;
+}
+
+#[tokio::test]
+async fn postgres_interleaved_games_load_apart() {
+    let Some(url) = pg("interleaved").await else { return };
+    let store = PgStore::open(&url).await.unwrap();
+    interleaved_games_load_apart_on(store, async move |s| {
+        drop(s);
+        PgStore::open(&url).await.unwrap()
+    })
+    .await;
+}
+
+/// Two replicas on one database: an append made through one is a conflict for the other
+/// at the old sequence number; heartbeats only move forward; replicas opening the schema
+/// together do not collide; probes are kept as rows.
+#[tokio::test]
+async fn postgres_replicas_share_one_database() {
+    let Some(url) = pg("replicas").await else { return };
+    let (a, b) = tokio::join!(PgStore::open(&url), PgStore::open(&url));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    let events = created();
+    a.append(append("g", 0, events.clone())).await.unwrap();
+    let join = joined(&events, 5);
+    b.append(append("g", 1, join.clone())).await.unwrap();
+    assert!(matches!(
+        a.append(append("g", 1, join.clone())).await,
+        Err(StoreError::Conflict { expected: 1, .. })
+    ));
+    assert_eq!(
+        a.load("g").await.unwrap().unwrap().events.len(),
+        events.len() + join.len()
+    );
+    a.heartbeat(100).await.unwrap();
+    b.heartbeat(90).await.unwrap();
+    assert_eq!(b.last_heartbeat().await.unwrap(), Some(100));
+    for i in 0..3 {
+        a.probe(i, b"p").await.unwrap();
+    }
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(&url).await.unwrap();
+    let n: i64 = sqlx::query_scalar("SELECT count(*) FROM probes")
+        .fetch_one(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(n, 3);
 }

@@ -11,6 +11,9 @@ pub struct ServerConfig {
     pub listen: String,
     /// Folder of the SQLite database and the server secret.
     pub data_dir: PathBuf,
+    /// `postgres://user:password@host:port/database` to keep games in PostgreSQL (several
+    /// replicas may share it); empty for the embedded SQLite file in `data_dir`.
+    pub database_url: String,
     /// Prometheus `/metrics` address; empty to disable.
     pub metrics_listen: String,
     /// `json` (default) or `text`.
@@ -40,6 +43,7 @@ impl ServerConfig {
         let mut b = config::Config::builder()
             .set_default("listen", "127.0.0.1:50051")?
             .set_default("data_dir", "weiqi-data")?
+            .set_default("database_url", "")?
             .set_default("metrics_listen", "127.0.0.1:9464")?
             .set_default("log_format", "json")?
             .set_default("log_level", "info")?

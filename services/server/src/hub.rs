@@ -276,8 +276,10 @@ impl<S: EventStore> Hub<S> {
     }
 
     /// Rebuilds every unfinished game from its events; the time the service was down
-    /// (since its last heartbeat) is credited to the player to move.
-    pub async fn recover(self: &Arc<Self>) -> anyhow::Result<usize> {
+    /// (since its last heartbeat) is credited to the player to move. With a store shared
+    /// by several servers, a gap of under `others_up_ms` means another server was up all
+    /// along: nothing is credited.
+    pub async fn recover(self: &Arc<Self>, others_up_ms: Ms) -> anyhow::Result<usize> {
         let last = self.store.last_heartbeat().await?;
         let games = self.store.load_unfinished().await?;
         let n = games.len();
@@ -290,7 +292,10 @@ impl<S: EventStore> Hub<S> {
             self.games.write().expect("lock").insert(id.clone(), Slot::new(entry));
             ids.push(id);
         }
-        let downtime = last.filter(|&l| now > l).map(|l| now - l);
+        let downtime = last
+            .filter(|&l| now > l)
+            .map(|l| now - l)
+            .filter(|&d| !(self.store.is_shared() && d < others_up_ms));
         // Every game at once: their credits share group commits (one after another, a
         // restart with 5,000 open games took 4.4 s, and grew with every game).
         let credits = ids.iter().map(|id| async move {
@@ -373,6 +378,12 @@ impl<S: EventStore> Hub<S> {
     /// it ahead of the store.
     pub async fn lock(self: &Arc<Self>, game_id: &str) -> Result<OwnedMutexGuard<Entry>, Status> {
         let mut entry = self.entry(game_id).await?.lock_owned().await;
+        if self.store.is_shared() && !entry.stale {
+            // Another server may have appended since: a copy that is behind would refuse
+            // or show moves on an old position. (Boxed: only shared stores take this path.)
+            let stored = Box::pin(self.store.last_seq(game_id)).await.map_err(store_error)?;
+            entry.stale = stored != Some(entry.game.seq());
+        }
         if entry.stale {
             // Boxed: a rare path whose future (two store calls) would otherwise be laid
             // out inside every command's future, copied on each call.
@@ -414,7 +425,7 @@ impl<S: EventStore> Hub<S> {
         entry.host_hash = fresh.host_hash;
         entry.guest_hash = fresh.guest_hash;
         entry.stale = false;
-        warn!(game_id = %game_id, seq = entry.game.seq(), "reloaded from the store after an interrupted command");
+        warn!(game_id = %game_id, seq = entry.game.seq(), "reloaded from the store (an interrupted command, or another server's)");
         if !finished_before && entry.game.phase() == Phase::Finished {
             self.ended(game_id);
         }

@@ -26,7 +26,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tracing::{info, warn};
 use weiqi_proto::v1::game_service_server::GameServiceServer;
-use weiqi_store::SqliteStore;
+use weiqi_store::{EventStore, PgStore, SqliteStore};
 
 pub use config::ServerConfig;
 
@@ -83,15 +83,30 @@ fn load_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
     Ok(hex::decode(s)?)
 }
 
-/// Opens the store, recovers unfinished games, binds, and serves until stopped.
+/// Opens the store (SQLite in the data folder, or PostgreSQL when `database_url` is
+/// set), recovers unfinished games, binds, and serves until stopped.
 pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
-    std::fs::create_dir_all(&cfg.data_dir).with_context(|| format!("creating {}", cfg.data_dir.display()))?;
-    let store = SqliteStore::open(&cfg.data_dir.join("weiqi.sqlite3")).await?;
-    let secret = load_secret(&cfg.data_dir)?;
+    if cfg.database_url.is_empty() {
+        std::fs::create_dir_all(&cfg.data_dir).with_context(|| format!("creating {}", cfg.data_dir.display()))?;
+        let store = SqliteStore::open(&cfg.data_dir.join("weiqi.sqlite3")).await?;
+        let secret = load_secret(&cfg.data_dir)?;
+        serve(cfg, store, secret).await
+    } else {
+        let store = PgStore::open(&cfg.database_url)
+            .await
+            .context("opening the PostgreSQL store (database_url)")?;
+        let secret = hex::decode(store.shared_secret(&auth::random_hex(32)).await?).context("stored secret")?;
+        info!("event store: PostgreSQL");
+        serve(cfg, store, secret).await
+    }
+}
+
+async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> anyhow::Result<Running> {
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
     let hub = Arc::new(Hub::new(store, secret, metrics.clone(), stop_rx.clone()));
-    hub.recover().await?;
+    // (Other servers beat every `heartbeat_ms`: a shorter gap, twice over, is not downtime.)
+    hub.recover(2 * cfg.heartbeat_ms).await?;
     tokio::spawn(hub.clone().heartbeat_loop(cfg.heartbeat_ms));
     if cfg.idle_evict_ms > 0 {
         tokio::spawn(hub.clone().evict_loop(cfg.idle_evict_ms));
@@ -130,7 +145,7 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
     };
 
     let (health, health_svc) = tonic_health::server::health_reporter();
-    health.set_serving::<GameServiceServer<GameSvc<SqliteStore>>>().await;
+    health.set_serving::<GameServiceServer<GameSvc<S>>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(weiqi_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -141,9 +156,7 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
     let shutdown = async move {
         let _ = stop_wait.changed().await;
         // Flip health first so load balancers stop sending new calls, then drain.
-        health
-            .set_not_serving::<GameServiceServer<GameSvc<SqliteStore>>>()
-            .await;
+        health.set_not_serving::<GameServiceServer<GameSvc<S>>>().await;
         info!("shutting down: health NOT_SERVING, closing streams");
     };
     let server = tonic::transport::Server::builder()
