@@ -889,8 +889,9 @@ async fn pg(name: &str) -> Option<String> {
 }
 
 /// Two replicas on one PostgreSQL database: a game created on one is played on the
-/// other, each catching up with the other's moves before it answers; when the first
-/// replica crashes, the other goes on with every acknowledged move.
+/// other, each catching up with the other's moves before it answers, and a spectator on one
+/// sees the other's moves live; when the first replica crashes, the other goes on with
+/// every acknowledged move.
 #[tokio::test]
 async fn postgres_replicas_share_games() {
     let Some(url) = pg("replicas").await else { return };
@@ -908,14 +909,31 @@ async fn postgres_replicas_share_games() {
     // "not your turn").
     assert_eq!(state(&mut ca, &g.id).await.move_number, 2);
     play(&mut ca, &g, &g.black, 5, 5).await.unwrap();
+    // A spectator on B sees A's next move live (B hears of it from the database).
+    let seq = state(&mut cb, &g.id).await.seq;
+    let mut watch = cb
+        .watch_game(pb::WatchGameRequest {
+            game_id: g.id.clone(),
+            since_seq: seq,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    play(&mut ca, &g, &g.white, 6, 6).await.unwrap();
+    let seen = tokio::time::timeout(Duration::from_secs(10), watch.message())
+        .await
+        .expect("the move reaches a watcher on the other replica")
+        .unwrap()
+        .unwrap();
+    assert_eq!(seen.event.unwrap().point, pt(6, 6));
     // A crashes; B has every acknowledged move and goes on.
     let _ = a.crash();
     let st = state(&mut cb, &g.id).await;
-    assert_eq!(st.move_number, 3);
-    play(&mut cb, &g, &g.white, 2, 2).await.unwrap();
+    assert_eq!(st.move_number, 4);
+    play(&mut cb, &g, &g.black, 2, 2).await.unwrap();
     // A restarted replica recovers the game from the database too.
     let a = Server::start_with(dir("a"), &env);
     let mut ca = a.client().await;
     let st = state(&mut ca, &g.id).await;
-    assert_eq!((st.move_number, st.board), (4, state(&mut cb, &g.id).await.board));
+    assert_eq!((st.move_number, st.board), (5, state(&mut cb, &g.id).await.board));
 }

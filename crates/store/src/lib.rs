@@ -111,6 +111,12 @@ pub trait EventStore: Send + Sync + 'static {
     fn last_seq(&self, game_id: &str) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send {
         async move { Ok(self.load(game_id).await?.and_then(|g| g.events.last().map(|e| e.seq))) }
     }
+    /// For a shared store: the ids of games as appends to them commit (from any server),
+    /// so that games watched here can catch up at once. `None` for a store only this
+    /// process writes.
+    fn changes(&self) -> impl Future<Output = Result<Option<tokio::sync::mpsc::Receiver<String>>, StoreError>> + Send {
+        async { Ok(None) }
+    }
 }
 
 /// How many probe rows a store keeps (older ones are overwritten).

@@ -106,12 +106,15 @@ pub type Listed = (String, Arc<Listing>);
 struct Slot {
     entry: Arc<Mutex<Entry>>,
     listing: Arc<Listing>,
+    /// The game's broadcast, to count its watchers without the game's lock.
+    watchers: broadcast::Sender<Broadcast>,
 }
 
 impl Slot {
     fn new(entry: Entry) -> Slot {
         Slot {
             listing: entry.listing.clone(),
+            watchers: entry.tx.clone(),
             entry: Arc::new(Mutex::new(entry)),
         }
     }
@@ -324,6 +327,27 @@ impl<S: EventStore> Hub<S> {
     }
 
     /// Records liveness periodically until shutdown.
+    /// With a shared store: each game another server (or this one) appended to is locked
+    /// here if it has watchers here, which reloads it and sends them what they missed.
+    pub async fn follow_changes(self: Arc<Self>, mut changed: tokio::sync::mpsc::Receiver<String>) {
+        while let Some(id) = changed.recv().await {
+            let watched = self
+                .games
+                .read()
+                .expect("lock")
+                .get(&id)
+                .is_some_and(|s| s.watchers.receiver_count() > 0);
+            if watched {
+                let hub = self.clone();
+                tokio::spawn(async move {
+                    if let Err(e) = hub.lock(&id).await {
+                        debug!(game_id = %id, error = %e, "catching up with a change");
+                    }
+                });
+            }
+        }
+    }
+
     pub async fn heartbeat_loop(self: Arc<Self>, every_ms: u64) {
         let mut shutdown = self.shutdown.clone();
         loop {

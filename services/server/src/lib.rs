@@ -104,10 +104,15 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
 async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> anyhow::Result<Running> {
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
+    // (Listening before recovery: nothing committed after the games are read is missed.)
+    let changed = store.changes().await?;
     let hub = Arc::new(Hub::new(store, secret, metrics.clone(), stop_rx.clone()));
     // (Other servers beat every `heartbeat_ms`: a shorter gap, twice over, is not downtime.)
     hub.recover(2 * cfg.heartbeat_ms).await?;
     tokio::spawn(hub.clone().heartbeat_loop(cfg.heartbeat_ms));
+    if let Some(changed) = changed {
+        tokio::spawn(hub.clone().follow_changes(changed));
+    }
     if cfg.idle_evict_ms > 0 {
         tokio::spawn(hub.clone().evict_loop(cfg.idle_evict_ms));
     }
