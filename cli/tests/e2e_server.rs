@@ -909,7 +909,7 @@ async fn postgres_replicas_share_games() {
     // "not your turn").
     assert_eq!(state(&mut ca, &g.id).await.move_number, 2);
     play(&mut ca, &g, &g.black, 5, 5).await.unwrap();
-    // A spectator on B sees A's next move live (B hears of it from the database).
+    // A spectator on B sees A's next move live (B polls the games watched there).
     let seq = state(&mut cb, &g.id).await.seq;
     let mut watch = cb
         .watch_game(pb::WatchGameRequest {

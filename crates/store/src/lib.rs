@@ -111,11 +111,18 @@ pub trait EventStore: Send + Sync + 'static {
     fn last_seq(&self, game_id: &str) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send {
         async move { Ok(self.load(game_id).await?.and_then(|g| g.events.last().map(|e| e.seq))) }
     }
-    /// For a shared store: the ids of games as appends to them commit (from any server),
-    /// so that games watched here can catch up at once. `None` for a store only this
-    /// process writes.
-    fn changes(&self) -> impl Future<Output = Result<Option<tokio::sync::mpsc::Receiver<String>>, StoreError>> + Send {
-        async { Ok(None) }
+    /// The last stored sequence numbers of several games at once (games not stored are
+    /// left out): how a server with a shared store polls the games watched there.
+    fn last_seqs(&self, game_ids: &[String]) -> impl Future<Output = Result<Vec<(String, u64)>, StoreError>> + Send {
+        async move {
+            let mut out = Vec::new();
+            for id in game_ids {
+                if let Some(seq) = self.last_seq(id).await? {
+                    out.push((id.clone(), seq));
+                }
+            }
+            Ok(out)
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! channel for watchers.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI32, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use futures::StreamExt;
@@ -66,6 +66,8 @@ pub struct Listing {
     /// `pb::Phase` as a number.
     phase: AtomicI32,
     move_number: AtomicU32,
+    /// The last event's sequence number.
+    seq: AtomicU64,
 }
 
 impl Listing {
@@ -78,6 +80,7 @@ impl Listing {
             rules,
             phase: AtomicI32::new(0),
             move_number: AtomicU32::new(0),
+            seq: AtomicU64::new(0),
         };
         l.update(g);
         l
@@ -87,6 +90,11 @@ impl Listing {
     fn update(&self, g: &Game) {
         self.phase.store(convert::phase_to(g.phase()) as i32, Ordering::Relaxed);
         self.move_number.store(g.move_number() as u32, Ordering::Relaxed);
+        self.seq.store(g.seq(), Ordering::Relaxed);
+    }
+
+    pub fn seq(&self) -> u64 {
+        self.seq.load(Ordering::Relaxed)
     }
 
     pub fn phase(&self) -> pb::Phase {
@@ -327,23 +335,46 @@ impl<S: EventStore> Hub<S> {
     }
 
     /// Records liveness periodically until shutdown.
-    /// With a shared store: each game another server (or this one) appended to is locked
-    /// here if it has watchers here, which reloads it and sends them what they missed.
-    pub async fn follow_changes(self: Arc<Self>, mut changed: tokio::sync::mpsc::Receiver<String>) {
-        while let Some(id) = changed.recv().await {
-            let watched = self
+    /// With a shared store: every `every_ms`, the games watched here whose stored log is
+    /// ahead of memory (another server appended) are locked, which reloads them and sends
+    /// their watchers what they missed. (Polling only the watched games costs nothing per
+    /// move; a notification per append serialized every commit in PostgreSQL.)
+    pub async fn follow_watched(self: Arc<Self>, every_ms: Ms) {
+        let mut shutdown = self.shutdown.clone();
+        let every = std::time::Duration::from_millis(every_ms.max(10));
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = shutdown.changed() => return,
+            }
+            let watched: Vec<(String, u64)> = self
                 .games
                 .read()
                 .expect("lock")
-                .get(&id)
-                .is_some_and(|s| s.watchers.receiver_count() > 0);
-            if watched {
-                let hub = self.clone();
-                tokio::spawn(async move {
-                    if let Err(e) = hub.lock(&id).await {
-                        debug!(game_id = %id, error = %e, "catching up with a change");
-                    }
-                });
+                .iter()
+                .filter(|(_, s)| s.watchers.receiver_count() > 0)
+                .map(|(id, s)| (id.clone(), s.listing.seq()))
+                .collect();
+            if watched.is_empty() {
+                continue;
+            }
+            let ids: Vec<String> = watched.iter().map(|(id, _)| id.clone()).collect();
+            let stored: HashMap<String, u64> = match self.store.last_seqs(&ids).await {
+                Ok(s) => s.into_iter().collect(),
+                Err(e) => {
+                    warn!(error = %e, "polling the watched games");
+                    continue;
+                }
+            };
+            for (id, seq) in watched {
+                if stored.get(&id).is_some_and(|&s| s != seq) {
+                    let hub = self.clone();
+                    tokio::spawn(async move {
+                        if let Err(e) = hub.lock(&id).await {
+                            debug!(game_id = %id, error = %e, "catching up with another server");
+                        }
+                    });
+                }
             }
         }
     }

@@ -83,6 +83,9 @@ fn load_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
     Ok(hex::decode(s)?)
 }
 
+/// How often a server sharing its store polls the games watched there.
+const WATCH_POLL_MS: u64 = 200;
+
 /// Opens the store (SQLite in the data folder, or PostgreSQL when `database_url` is
 /// set), recovers unfinished games, binds, and serves until stopped.
 pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
@@ -104,14 +107,14 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
 async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> anyhow::Result<Running> {
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
-    // (Listening before recovery: nothing committed after the games are read is missed.)
-    let changed = store.changes().await?;
+    let shared = store.is_shared();
     let hub = Arc::new(Hub::new(store, secret, metrics.clone(), stop_rx.clone()));
     // (Other servers beat every `heartbeat_ms`: a shorter gap, twice over, is not downtime.)
     hub.recover(2 * cfg.heartbeat_ms).await?;
     tokio::spawn(hub.clone().heartbeat_loop(cfg.heartbeat_ms));
-    if let Some(changed) = changed {
-        tokio::spawn(hub.clone().follow_changes(changed));
+    if shared {
+        // Watchers here see other servers' moves within this interval.
+        tokio::spawn(hub.clone().follow_watched(WATCH_POLL_MS));
     }
     if cfg.idle_evict_ms > 0 {
         tokio::spawn(hub.clone().evict_loop(cfg.idle_evict_ms));
