@@ -56,9 +56,18 @@ pub struct PgStore {
 }
 
 impl PgStore {
-    /// Connects to `url` (`postgres://user:password@host:port/database`) and creates the
-    /// schema if it is missing.
+    /// Connects to `url` (`postgres://user:password@host:port/database`) with a pool of
+    /// [`PgStore::DEFAULT_POOL`] connections, creating the schema if it is missing.
     pub async fn open(url: &str) -> Result<PgStore, StoreError> {
+        PgStore::open_with(url, PgStore::DEFAULT_POOL).await
+    }
+
+    /// Connections per server: several replicas together must stay under the database's
+    /// `max_connections` (100 by default).
+    pub const DEFAULT_POOL: u32 = 16;
+
+    /// As [`PgStore::open`], with at most `pool` connections.
+    pub async fn open_with(url: &str, pool: u32) -> Result<PgStore, StoreError> {
         let mut conn = PgConnection::connect(url).await?;
         let mut tx = conn.begin().await?;
         sqlx::query("SELECT pg_advisory_xact_lock($1)")
@@ -70,7 +79,7 @@ impl PgStore {
         }
         tx.commit().await?;
         conn.close().await?;
-        let pool = PgPoolOptions::new().max_connections(32).connect(url).await?;
+        let pool = PgPoolOptions::new().max_connections(pool.max(1)).connect(url).await?;
         Ok(PgStore {
             pool,
             probes: Default::default(),

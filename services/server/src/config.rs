@@ -14,6 +14,9 @@ pub struct ServerConfig {
     /// `postgres://user:password@host:port/database` to keep games in PostgreSQL (several
     /// replicas may share it); empty for the embedded SQLite file in `data_dir`.
     pub database_url: String,
+    /// Connections to PostgreSQL per server (replicas together must stay under the
+    /// database's `max_connections`).
+    pub database_pool: u32,
     /// Prometheus `/metrics` address; empty to disable.
     pub metrics_listen: String,
     /// `json` (default) or `text`.
@@ -44,6 +47,7 @@ impl ServerConfig {
             .set_default("listen", "127.0.0.1:50051")?
             .set_default("data_dir", "weiqi-data")?
             .set_default("database_url", "")?
+            .set_default("database_pool", weiqi_store::PgStore::DEFAULT_POOL)?
             .set_default("metrics_listen", "127.0.0.1:9464")?
             .set_default("log_format", "json")?
             .set_default("log_level", "info")?

@@ -95,7 +95,7 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
         let secret = load_secret(&cfg.data_dir)?;
         serve(cfg, store, secret).await
     } else {
-        let store = PgStore::open(&cfg.database_url)
+        let store = PgStore::open_with(&cfg.database_url, cfg.database_pool)
             .await
             .context("opening the PostgreSQL store (database_url)")?;
         let secret = hex::decode(store.shared_secret(&auth::random_hex(32)).await?).context("stored secret")?;
