@@ -889,9 +889,9 @@ async fn pg(name: &str) -> Option<String> {
 }
 
 /// Two replicas on one PostgreSQL database: a game created on one is played on the
-/// other, each catching up with the other's moves before it answers, and a spectator on one
-/// sees the other's moves live; when the first replica crashes, the other goes on with
-/// every acknowledged move.
+/// other, each catching up with the other's moves before it answers, a spectator on one
+/// sees the other's moves live, and the lobby lists every replica's games; when the first
+/// replica crashes, the other goes on with every acknowledged move.
 #[tokio::test]
 async fn postgres_replicas_share_games() {
     let Some(url) = pg("replicas").await else { return };
@@ -926,6 +926,24 @@ async fn postgres_replicas_share_games() {
         .unwrap()
         .unwrap();
     assert_eq!(seen.event.unwrap().point, pt(6, 6));
+    // The lobby is every replica's: B lists an open game created on A, and the game in
+    // play at its current move.
+    let open = ca
+        .create_game(pb::CreateGameRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .game_id;
+    let lobby = cb
+        .list_games(pb::ListGamesRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let ids = |l: &[pb::GameSummary]| l.iter().map(|s| s.game_id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&lobby.open), vec![open]);
+    assert_eq!(ids(&lobby.playing), vec![g.id.clone()]);
+    assert_eq!(lobby.playing[0].move_number, 4);
+    assert_eq!(lobby.playing[0].phase, pb::Phase::Playing as i32);
     // A crashes; B has every acknowledged move and goes on.
     let _ = a.crash();
     let st = state(&mut cb, &g.id).await;

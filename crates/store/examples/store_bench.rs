@@ -67,6 +67,7 @@ async fn main() {
                         guest_token_hash: None,
                         request_id: None,
                         summary: Some(summary.clone()),
+                        move_number: g.move_number() as u32,
                         now_ms: 0,
                     };
                     store.append(a).await.unwrap();
@@ -91,6 +92,7 @@ async fn main() {
                         guest_token_hash: None,
                         request_id: Some(format!("r{n}")),
                         summary: Some(summary.clone()),
+                        move_number: g.move_number() as u32,
                         now_ms: 0,
                     };
                     store.append(a).await.unwrap();

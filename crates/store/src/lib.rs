@@ -68,7 +68,28 @@ pub struct Append {
     /// The game's lobby summary, when it changed (creation, join, a new phase). The events
     /// are the truth; the summary row is only for listing and finding unfinished games.
     pub summary: Option<Summary>,
+    /// The game's move number after these events (a shared store's lobby shows it).
+    pub move_number: u32,
     pub now_ms: u64,
+}
+
+/// A game in a shared store's lobby.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LobbyRow {
+    pub game_id: String,
+    pub phase: String,
+    pub board_size: u32,
+    pub move_number: u32,
+    pub rules: String,
+}
+
+/// The lobby across every server sharing a store, newest first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lobby {
+    /// Waiting for an opponent.
+    pub open: Vec<LobbyRow>,
+    /// Neither waiting nor finished.
+    pub playing: Vec<LobbyRow>,
 }
 
 /// A game as stored.
@@ -110,6 +131,13 @@ pub trait EventStore: Send + Sync + 'static {
     /// use of a game in memory when the store [`is_shared`](EventStore::is_shared).
     fn last_seq(&self, game_id: &str) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send {
         async move { Ok(self.load(game_id).await?.and_then(|g| g.events.last().map(|e| e.seq))) }
+    }
+    /// For a shared store, the lobby of every server (at most `limit` games in each list,
+    /// newest first). `None` for a store only this process writes: its memory is the
+    /// lobby.
+    fn lobby(&self, limit: usize) -> impl Future<Output = Result<Option<Lobby>, StoreError>> + Send {
+        let _ = limit;
+        async { Ok(None) }
     }
     /// The last stored sequence numbers of several games at once (games not stored are
     /// left out): how a server with a shared store polls the games watched there.

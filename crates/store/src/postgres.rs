@@ -13,7 +13,10 @@ use futures::TryStreamExt;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Connection, PgConnection, Row};
 
-use crate::{Append, EventStore, StoreError, StoredGame, Summary};
+use crate::{Append, EventStore, Lobby, LobbyRow, StoreError, StoredGame, Summary};
+
+/// The phase name of a game waiting for an opponent, as the summaries store it.
+const WAITING: &str = "PHASE_WAITING_FOR_OPPONENT";
 
 const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS games (
@@ -35,6 +38,9 @@ const SCHEMA: &[&str] = &[
         body TEXT NOT NULL,
         PRIMARY KEY (game_id, seq))",
     "CREATE INDEX IF NOT EXISTS games_unfinished ON games (updated_ms) WHERE NOT finished",
+    // The lobby, newest first (`created_ms` came after the first version of the table).
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS created_ms BIGINT NOT NULL DEFAULT 0",
+    "CREATE INDEX IF NOT EXISTS games_lobby ON games (created_ms DESC) WHERE NOT finished",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     // The last `PROBE_SLOTS` durable pings, overwritten in turn.
     "CREATE TABLE IF NOT EXISTS probes (slot INTEGER PRIMARY KEY, at_ms BIGINT NOT NULL, payload BYTEA NOT NULL)",
@@ -167,8 +173,8 @@ impl EventStore for PgStore {
             format!(
                 "WITH g AS (
                    INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
-                                      move_number, rules, finished, updated_ms)
-                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (game_id) DO NOTHING
+                                      move_number, rules, finished, updated_ms, created_ms)
+                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (game_id) DO NOTHING
                    RETURNING game_id)
                  {}",
                 events(11)
@@ -179,8 +185,7 @@ impl EventStore for PgStore {
                 "WITH g AS (
                    UPDATE games SET last_seq = $3, updated_ms = $4,
                      guest_token_hash = COALESCE($5, guest_token_hash),
-                     phase = COALESCE($6, phase), move_number = COALESCE($7, move_number),
-                     finished = COALESCE($8, finished)
+                     phase = COALESCE($6, phase), move_number = $7, finished = COALESCE($8, finished)
                    WHERE game_id = $1 AND last_seq = $2
                    RETURNING game_id)
                  {}",
@@ -209,7 +214,7 @@ impl EventStore for PgStore {
                 .bind(a.now_ms as i64)
                 .bind(&a.guest_token_hash)
                 .bind(s.map(|s| &s.phase))
-                .bind(s.map(|s| s.move_number as i32))
+                .bind(a.move_number as i32)
                 .bind(s.map(|s| s.finished))
         };
         let inserted = query
@@ -234,6 +239,30 @@ impl EventStore for PgStore {
             .fetch_optional(&self.pool)
             .await?;
         Ok(seq.map(|s| s as u64))
+    }
+
+    async fn lobby(&self, limit: usize) -> Result<Option<Lobby>, StoreError> {
+        let rows = |open: bool| {
+            sqlx::query_as::<_, (String, String, i32, i32, String)>(
+                "SELECT game_id, phase, board_size, move_number, rules FROM games
+                 WHERE NOT finished AND (phase = $1) = $2 ORDER BY created_ms DESC, game_id DESC LIMIT $3",
+            )
+            .bind(WAITING)
+            .bind(open)
+            .bind(limit as i64)
+            .fetch_all(&self.pool)
+        };
+        let row = |(game_id, phase, board_size, move_number, rules): (String, String, i32, i32, String)| LobbyRow {
+            game_id,
+            phase,
+            board_size: board_size as u32,
+            move_number: move_number as u32,
+            rules,
+        };
+        Ok(Some(Lobby {
+            open: rows(true).await?.into_iter().map(row).collect(),
+            playing: rows(false).await?.into_iter().map(row).collect(),
+        }))
     }
 
     async fn last_seqs(&self, game_ids: &[String]) -> Result<Vec<(String, u64)>, StoreError> {

@@ -42,6 +42,7 @@ fn append(id: &str, expected: u64, events: Vec<Event>) -> Append {
         guest_token_hash: None,
         request_id: Some(format!("req-{expected}")),
         summary: Some(summary()),
+        move_number: 0,
         now_ms: 1,
     }
 }

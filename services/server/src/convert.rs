@@ -295,6 +295,17 @@ pub fn parity_from(p: i32) -> Result<Option<Parity>, Status> {
     }
 }
 
+/// A lobby row from a shared store.
+pub fn lobby_row_to(r: weiqi_store::LobbyRow) -> pb::GameSummary {
+    pb::GameSummary {
+        game_id: r.game_id,
+        phase: pb::Phase::from_str_name(&r.phase).unwrap_or_default() as i32,
+        board_size: r.board_size,
+        move_number: r.move_number,
+        rules: r.rules,
+    }
+}
+
 /// A lobby row.
 pub fn summary_to((game_id, l): crate::hub::Listed) -> pb::GameSummary {
     pb::GameSummary {

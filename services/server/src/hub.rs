@@ -586,6 +586,11 @@ impl<S: EventStore> Hub<S> {
     /// The lobby: the newest `limit` games waiting for an opponent, and the newest `limit`
     /// in play (everything after the opponent arrived and before the end), from the
     /// listings alone: no game's lock is taken.
+    /// With a shared store, the lobby of every server (from the store); `None` otherwise.
+    pub async fn shared_lobby(&self, limit: usize) -> Result<Option<weiqi_store::Lobby>, Status> {
+        self.store.lobby(limit).await.map_err(store_error)
+    }
+
     pub fn lobby(&self, limit: usize) -> (Vec<Listed>, Vec<Listed>) {
         let (mut open, mut playing) = (Vec::new(), Vec::new());
         for (id, slot) in self.games.read().expect("lock").iter() {
@@ -654,6 +659,7 @@ impl<S: EventStore> Hub<S> {
                 guest_token_hash: None,
                 request_id: None,
                 summary: Some(summary(&next)),
+                move_number: next.move_number() as u32,
                 now_ms: now,
             })
             .await
@@ -828,6 +834,7 @@ impl<S: EventStore> Hub<S> {
                 request_id: request_id.clone(),
                 // The lobby row changes with the phase (and the guest's token).
                 summary: (entry.game.phase() != phase || guest_hash.is_some()).then(|| summary(&entry.game)),
+                move_number: entry.game.move_number() as u32,
                 now_ms: now,
             })
             .await

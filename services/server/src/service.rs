@@ -127,10 +127,20 @@ impl<S: EventStore> GameService for GameSvc<S> {
             0 => 100,
             n => n.min(1000) as usize,
         };
-        let (open, playing) = self.hub.lobby(limit);
-        let out = pb::ListGamesResponse {
-            open: open.into_iter().map(convert::summary_to).collect(),
-            playing: playing.into_iter().map(convert::summary_to).collect(),
+        // Several servers sharing a store list every server's games; one server alone
+        // lists those in its memory (every game in progress is there).
+        let out = match self.hub.shared_lobby(limit).await? {
+            Some(lobby) => pb::ListGamesResponse {
+                open: lobby.open.into_iter().map(convert::lobby_row_to).collect(),
+                playing: lobby.playing.into_iter().map(convert::lobby_row_to).collect(),
+            },
+            None => {
+                let (open, playing) = self.hub.lobby(limit);
+                pb::ListGamesResponse {
+                    open: open.into_iter().map(convert::summary_to).collect(),
+                    playing: playing.into_iter().map(convert::summary_to).collect(),
+                }
+            }
         };
         Ok(Response::new(out))
     }
