@@ -421,6 +421,11 @@ impl Game {
                 let state = self.state.as_mut().ok_or_else(|| bad("no board"))?;
                 let key = state.key();
                 state.undo().ok_or_else(|| bad("nothing to take back"))?;
+                // The board is replayed from its moves, which forgets a dispute's resumption:
+                // two passes before the dispute would end play again. Play goes on (C6).
+                if self.phase == Phase::Playing && state.is_over() {
+                    state.resume();
+                }
                 if let Some(n) = self.repetitions.get_mut(&key) {
                     *n = n.saturating_sub(1);
                 }

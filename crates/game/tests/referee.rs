@@ -357,6 +357,36 @@ fn dispute_returns_to_play_c6() {
     assert_eq!(t.g.result().unwrap().reason, EndReason::Score);
 }
 
+/// C6, C8: taking back the first move played after a dispute does not end play again
+/// (the board is replayed from its moves, two passes last): the game goes on. Found by
+/// the random-command property test, which panicked on the next pass.
+#[test]
+fn undo_after_dispute_keeps_playing_c6() {
+    let mut t = T::new(casual(5));
+    t.ok(
+        Guest,
+        Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        },
+        0,
+    );
+    t.play(Host, "C3", 1);
+    t.ok(Guest, Command::Pass { lag_ms: 0 }, 2);
+    t.ok(Host, Command::Pass { lag_ms: 0 }, 3);
+    t.ok(Guest, Command::DisputeScore, 4);
+    t.play(Guest, "B2", 5);
+    t.ok(Guest, Command::RequestUndo, 6);
+    t.ok(Host, Command::AnswerUndo { accept: true }, 7);
+    assert_eq!(t.g.phase(), Phase::Playing);
+    assert_eq!(t.g.to_move(), Some(Color::White));
+    // White plays on: a pass is one pass, not the end of a game already over.
+    t.ok(Guest, Command::Pass { lag_ms: 0 }, 8);
+    assert_eq!(t.g.phase(), Phase::Playing);
+    t.ok(Host, Command::Pass { lag_ms: 0 }, 9);
+    assert_eq!(t.g.phase(), Phase::Scoring);
+}
+
 /// C8: undo needs the opponent's consent in casual games and is refused in tournaments.
 #[test]
 fn undo_casual_only_c8() {
