@@ -6,6 +6,19 @@ use proptest::prelude::*;
 use weiqi_game::*;
 use weiqi_rules::{Color, KoRule, Move, Point, Preset};
 
+/// 300 cases, after the saved failures in `properties.proptest-regressions`. (proptest
+/// looks for that file beside a `lib.rs` or `main.rs`, which `tests/` has not: named
+/// directly, the saved cases are replayed first, and new failures are added to it.)
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 300,
+        failure_persistence: Some(Box::new(proptest::test_runner::FileFailurePersistence::Direct(
+            "tests/properties.proptest-regressions",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
 fn settings(k: u8, size: u8) -> Settings {
     let mut s = Settings::casual(size);
     s.mode = if k & 1 == 0 {
@@ -86,7 +99,7 @@ fn command(op: u8, a: u8, b: u8) -> Command {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(config())]
 
     #[test]
     fn random_commands(k in 0u8..16, size in 3u8..7, ops in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>(), any::<u8>(), 0u64..1500), 0..120)) {
@@ -133,7 +146,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    #![proptest_config(config())]
 
     /// Deciding in place (no copy for a move or pass) gives the same events and the same
     /// game as deciding on a copy, and a refused command leaves the game as it was: clocks,
