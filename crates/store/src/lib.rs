@@ -40,8 +40,9 @@ pub enum StoreError {
     Locked(String),
 }
 
-/// Lobby data kept next to the log, updated with every append.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Lobby data kept next to the log, updated with every append. (The default, all empty,
+/// is the row of a game created without one.)
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Summary {
     pub phase: String,
     pub board_size: u32,

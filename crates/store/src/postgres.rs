@@ -1,7 +1,7 @@
 //! The PostgreSQL store, for several server replicas sharing one database.
 //!
-//! Each append is one transaction. The optimistic concurrency check is the `games` row's
-//! `last_seq`: the append moves it from the expected value to the new one, or, when
+//! Each append is one statement (so one transaction). The optimistic concurrency check is
+//! the `games` row's `last_seq`: the append moves it from the expected value to the new one, or, when
 //! another replica got there first, changes nothing and is a `Conflict` (the caller then
 //! reloads the game). PostgreSQL commits concurrent transactions with shared WAL flushes,
 //! so no writer task of our own is needed. A commit is durable when acknowledged
@@ -13,7 +13,7 @@ use futures::TryStreamExt;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Connection, PgConnection, Row};
 
-use crate::{Append, EventStore, Lobby, LobbyRow, StoreError, StoredGame, Summary};
+use crate::{Append, EventStore, Lobby, LobbyRow, StoreError, StoredGame};
 
 /// The phase name of a game waiting for an opponent, as the summaries store it.
 const WAITING: &str = "PHASE_WAITING_FOR_OPPONENT";
@@ -162,15 +162,11 @@ impl EventStore for PgStore {
                 first + 2
             )
         };
-        let blank = Summary {
-            phase: String::new(),
-            board_size: 0,
-            move_number: 0,
-            rules: String::new(),
-            finished: false,
-        };
-        let sql = if a.expected_seq == 0 {
-            format!(
+        // The statement's shape depends on whether the game is new; `sql` outlives the
+        // query that borrows it.
+        let sql: String;
+        let query = if a.expected_seq == 0 {
+            sql = format!(
                 "WITH g AS (
                    INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
                                       move_number, rules, finished, updated_ms, created_ms)
@@ -178,10 +174,22 @@ impl EventStore for PgStore {
                    RETURNING game_id)
                  {}",
                 events(11)
-            )
+            );
+            let s = a.summary.clone().unwrap_or_default();
+            sqlx::query(&sql)
+                .bind(&a.game_id)
+                .bind(&a.host_token_hash)
+                .bind(&a.guest_token_hash)
+                .bind(last_seq)
+                .bind(s.phase)
+                .bind(s.board_size as i32)
+                .bind(s.move_number as i32)
+                .bind(s.rules)
+                .bind(s.finished)
+                .bind(a.now_ms as i64)
         } else {
             // The summary columns change only with a summary (most moves carry none).
-            format!(
+            sql = format!(
                 "WITH g AS (
                    UPDATE games SET last_seq = $3, updated_ms = $4,
                      guest_token_hash = COALESCE($5, guest_token_hash),
@@ -190,22 +198,7 @@ impl EventStore for PgStore {
                    RETURNING game_id)
                  {}",
                 events(9)
-            )
-        };
-        let query = if a.expected_seq == 0 {
-            let s = a.summary.as_ref().unwrap_or(&blank);
-            sqlx::query(&sql)
-                .bind(&a.game_id)
-                .bind(&a.host_token_hash)
-                .bind(&a.guest_token_hash)
-                .bind(last_seq)
-                .bind(&s.phase)
-                .bind(s.board_size as i32)
-                .bind(s.move_number as i32)
-                .bind(&s.rules)
-                .bind(s.finished)
-                .bind(a.now_ms as i64)
-        } else {
+            );
             let s = a.summary.as_ref();
             sqlx::query(&sql)
                 .bind(&a.game_id)

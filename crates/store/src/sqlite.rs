@@ -481,13 +481,7 @@ async fn write_accepted(
     // Summary rows, only where they changed (most moves change none) or the game is new.
     // The unique (game_no, seq) index on events is what guarantees one event per sequence
     // number.
-    let blank = Summary {
-        phase: String::new(),
-        board_size: 0,
-        move_number: 0,
-        rules: String::new(),
-        finished: false,
-    };
+    let blank = Summary::default();
     let rows: Vec<(&Accepted<'_>, &Summary)> = accepted
         .iter()
         .filter_map(|a| match &a.append.summary {
