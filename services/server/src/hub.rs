@@ -251,6 +251,15 @@ pub struct Hub<S> {
     shutdown: watch::Receiver<bool>,
 }
 
+/// Sleeps for `every`; false, at once, when the server starts stopping (the periodic
+/// tasks' wait between rounds).
+async fn sleep_unless_stopped(shutdown: &mut watch::Receiver<bool>, every: std::time::Duration) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep(every) => true,
+        _ = shutdown.changed() => false,
+    }
+}
+
 fn store_error(e: StoreError) -> Status {
     match e {
         StoreError::Conflict { .. } => Status::aborted(format!("{e}; retry")),
@@ -342,11 +351,7 @@ impl<S: EventStore> Hub<S> {
     pub async fn follow_watched(self: Arc<Self>, every_ms: Ms) {
         let mut shutdown = self.shutdown.clone();
         let every = std::time::Duration::from_millis(every_ms.max(10));
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep(every) => {}
-                _ = shutdown.changed() => return,
-            }
+        while sleep_unless_stopped(&mut shutdown, every).await {
             let watched: Vec<(String, u64)> = self
                 .games
                 .read()
@@ -385,9 +390,8 @@ impl<S: EventStore> Hub<S> {
             if let Err(e) = self.store.heartbeat(self.time.now_ms()).await {
                 warn!(error = %e, "heartbeat failed");
             }
-            tokio::select! {
-                _ = tokio::time::sleep(std::time::Duration::from_millis(every_ms.max(10))) => {}
-                _ = shutdown.changed() => return,
+            if !sleep_unless_stopped(&mut shutdown, std::time::Duration::from_millis(every_ms.max(10))).await {
+                return;
             }
         }
     }
@@ -523,11 +527,7 @@ impl<S: EventStore> Hub<S> {
     pub async fn evict_loop(self: Arc<Self>, idle_ms: Ms) {
         let mut shutdown = self.shutdown.clone();
         let every = std::time::Duration::from_millis((idle_ms / 4).clamp(1000, 60_000));
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep(every) => {}
-                _ = shutdown.changed() => return,
-            }
+        while sleep_unless_stopped(&mut shutdown, every).await {
             let n = self.evict_idle(idle_ms);
             if n > 0 {
                 info!(games = n, "idle games left memory (kept in the store)");
@@ -567,11 +567,7 @@ impl<S: EventStore> Hub<S> {
     pub async fn open_ttl_loop(self: Arc<Self>, ttl_ms: Ms) {
         let mut shutdown = self.shutdown.clone();
         let every = std::time::Duration::from_millis((ttl_ms / 4).clamp(1000, 60_000));
-        loop {
-            tokio::select! {
-                _ = tokio::time::sleep(every) => {}
-                _ = shutdown.changed() => return,
-            }
+        while sleep_unless_stopped(&mut shutdown, every).await {
             let n = self.cancel_stale_open(ttl_ms).await;
             if n > 0 {
                 info!(games = n, "open games nobody joined were cancelled");
