@@ -92,6 +92,25 @@ fn casual(size: u8) -> Settings {
 
 use Actor::{Guest, Host};
 
+/// A 5x5 game in which Black played C3 and both players then passed (times 0..=3): the
+/// scoring phase.
+fn scoring_after_one_stone() -> T {
+    let mut t = T::new(casual(5));
+    t.ok(
+        Guest,
+        Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        },
+        0,
+    );
+    t.play(Host, "C3", 1);
+    t.ok(Guest, Command::Pass { lag_ms: 0 }, 2);
+    t.ok(Host, Command::Pass { lag_ms: 0 }, 3);
+    assert_eq!(t.g.phase(), Phase::Scoring);
+    t
+}
+
 /// C6, R8: a full game from creation to an agreed score.
 #[test]
 fn full_game_to_agreed_score_c6() {
@@ -325,19 +344,7 @@ fn illegal_sealed_move_is_a_pass_c3() {
 /// C6: a dispute returns to play; two more passes start scoring again.
 #[test]
 fn dispute_returns_to_play_c6() {
-    let mut t = T::new(casual(5));
-    t.ok(
-        Guest,
-        Command::Join {
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
-    t.play(Host, "C3", 1);
-    t.ok(Guest, Command::Pass { lag_ms: 0 }, 2);
-    t.ok(Host, Command::Pass { lag_ms: 0 }, 3);
-    assert_eq!(t.g.phase(), Phase::Scoring);
+    let mut t = scoring_after_one_stone();
     t.ok(
         Host,
         Command::ProposeDead {
@@ -362,18 +369,7 @@ fn dispute_returns_to_play_c6() {
 /// the random-command property test, which panicked on the next pass.
 #[test]
 fn undo_after_dispute_keeps_playing_c6() {
-    let mut t = T::new(casual(5));
-    t.ok(
-        Guest,
-        Command::Join {
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
-    t.play(Host, "C3", 1);
-    t.ok(Guest, Command::Pass { lag_ms: 0 }, 2);
-    t.ok(Host, Command::Pass { lag_ms: 0 }, 3);
+    let mut t = scoring_after_one_stone();
     t.ok(Guest, Command::DisputeScore, 4);
     t.play(Guest, "B2", 5);
     t.ok(Guest, Command::RequestUndo, 6);
