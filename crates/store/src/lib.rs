@@ -104,8 +104,8 @@ pub struct StoredGame {
     pub responses: Vec<(String, u64)>,
 }
 
-/// The event log. Implementations: SQLite (embedded default); PostgreSQL can follow with
-/// the same contract for several replicas.
+/// The event log. Implementations: SQLite (embedded default), PostgreSQL (several
+/// replicas), memory (reference, tests).
 pub trait EventStore: Send + Sync + 'static {
     /// Appends atomically; `Conflict` if `expected_seq` is not the stored last seq.
     /// Returns once the append is durable.
@@ -128,8 +128,9 @@ pub trait EventStore: Send + Sync + 'static {
     fn is_shared(&self) -> bool {
         false
     }
-    /// The last stored sequence number of a game (`None`: no such game). Asked before each
-    /// use of a game in memory when the store [`is_shared`](EventStore::is_shared).
+    /// The last stored sequence number of a game (`None`: no such game). Asked, when the
+    /// store [`is_shared`](EventStore::is_shared), before a read of a game in memory and
+    /// after a command on it failed (a command's append is its own check).
     fn last_seq(&self, game_id: &str) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send {
         async move { Ok(self.load(game_id).await?.and_then(|g| g.events.last().map(|e| e.seq))) }
     }

@@ -1,17 +1,24 @@
 //! The PostgreSQL store, for several server replicas sharing one database.
 //!
-//! Each append is one statement (so one transaction). The optimistic concurrency check is
-//! the `games` row's `last_seq`: the append moves it from the expected value to the new one, or, when
-//! another replica got there first, changes nothing and is a `Conflict` (the caller then
-//! reloads the game). PostgreSQL commits concurrent transactions with shared WAL flushes,
-//! so no writer task of our own is needed. A commit is durable when acknowledged
-//! (`synchronous_commit` on, PostgreSQL's default).
+//! The optimistic concurrency check is the `games` row's `last_seq`: an append moves it
+//! from the expected value to the new one, or, when another replica got there first,
+//! changes nothing and is a `Conflict` (the caller then reloads the game).
+//!
+//! Appends to games that exist (every move) are committed in groups: a few writer tasks
+//! each take whatever appends are waiting and write them with one statement, so one
+//! commit (one WAL flush) and one round trip serve many moves. One statement per append
+//! kept PostgreSQL's CPU busy with statements and commits at about 3.4k moves/s on two
+//! cores. A commit is durable when acknowledged (`synchronous_commit` on, PostgreSQL's
+//! default), and every append is answered after its own statement committed.
 
+use std::collections::HashSet;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures::TryStreamExt;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Connection, PgConnection, Row};
+use tokio::sync::{Mutex, mpsc, oneshot};
 
 use crate::{Append, EventStore, Lobby, LobbyRow, StoreError, StoredGame};
 
@@ -54,11 +61,30 @@ const SCHEMA: &[&str] = &[
 /// IF NOT EXISTS` can still collide in PostgreSQL's catalogs).
 const SCHEMA_LOCK: i64 = 0x7765_6971_6900; // "weiqi"
 
+/// Writer tasks committing groups of appends: each holds one connection while it writes,
+/// so a group gathers while the other is on its way (one writer alone waits a full
+/// round trip and WAL flush between groups). Measured with the load generator and
+/// PostgreSQL on the same two cores: 1, 2, 4 and 8 writers gave 18k, 17-21k, 16-20k and
+/// 16k moves/s.
+const WRITERS: usize = 2;
+
+/// The most appends one statement writes.
+const MAX_GROUP: usize = 256;
+
+/// An append on its way to a writer, its events already serialized (by the caller's task,
+/// in parallel), and where its outcome goes.
+struct Job {
+    append: Append,
+    bodies: Vec<String>,
+    reply: oneshot::Sender<Result<(), StoreError>>,
+}
+
 /// PostgreSQL event store. Cheap to clone.
 #[derive(Clone)]
 pub struct PgStore {
     pool: PgPool,
-    probes: std::sync::Arc<AtomicU64>,
+    probes: Arc<AtomicU64>,
+    writers: mpsc::Sender<Job>,
 }
 
 impl PgStore {
@@ -86,9 +112,15 @@ impl PgStore {
         tx.commit().await?;
         conn.close().await?;
         let pool = PgPoolOptions::new().max_connections(pool.max(1)).connect(url).await?;
+        let (writers, jobs) = mpsc::channel(4096);
+        let jobs = Arc::new(Mutex::new(jobs));
+        for _ in 0..WRITERS {
+            tokio::spawn(writer(pool.clone(), jobs.clone()));
+        }
         Ok(PgStore {
             pool,
             probes: Default::default(),
+            writers,
         })
     }
 
@@ -140,86 +172,19 @@ impl PgStore {
 impl EventStore for PgStore {
     async fn append(&self, a: Append) -> Result<(), StoreError> {
         let bodies = crate::bodies(&a)?;
-        let conflict = || StoreError::Conflict {
-            game_id: a.game_id.clone(),
-            expected: a.expected_seq,
-        };
-        let last_seq = (a.expected_seq + a.events.len() as u64) as i64;
-        let seqs: Vec<i64> = a.events.iter().map(|e| e.seq as i64).collect();
-        let request_ids: Vec<Option<&str>> = (0..a.events.len())
-            .map(|k| if k == 0 { a.request_id.as_deref() } else { None })
-            .collect();
-        // One statement (one round trip, atomic on its own): the `games` row is created or
-        // moved from the expected sequence number, and the events are inserted only if it
-        // was. No row, no events: someone else appended first.
-        let events = |first: usize| {
-            format!(
-                "INSERT INTO events (game_id, seq, request_id, body)
-                 SELECT g.game_id, u.seq, u.request_id, u.body FROM g,
-                        UNNEST(${}::BIGINT[], ${}::TEXT[], ${}::TEXT[]) AS u(seq, request_id, body)",
-                first,
-                first + 1,
-                first + 2
-            )
-        };
-        // The statement's shape depends on whether the game is new; `sql` outlives the
-        // query that borrows it.
-        let sql: String;
-        let query = if a.expected_seq == 0 {
-            sql = format!(
-                "WITH g AS (
-                   INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
-                                      move_number, rules, finished, updated_ms, created_ms)
-                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (game_id) DO NOTHING
-                   RETURNING game_id)
-                 {}",
-                events(11)
-            );
-            let s = a.summary.clone().unwrap_or_default();
-            sqlx::query(&sql)
-                .bind(&a.game_id)
-                .bind(&a.host_token_hash)
-                .bind(&a.guest_token_hash)
-                .bind(last_seq)
-                .bind(s.phase)
-                .bind(s.board_size as i32)
-                .bind(s.move_number as i32)
-                .bind(s.rules)
-                .bind(s.finished)
-                .bind(a.now_ms as i64)
-        } else {
-            // The summary columns change only with a summary (most moves carry none).
-            sql = format!(
-                "WITH g AS (
-                   UPDATE games SET last_seq = $3, updated_ms = $4,
-                     guest_token_hash = COALESCE($5, guest_token_hash),
-                     phase = COALESCE($6, phase), move_number = $7, finished = COALESCE($8, finished)
-                   WHERE game_id = $1 AND last_seq = $2
-                   RETURNING game_id)
-                 {}",
-                events(9)
-            );
-            let s = a.summary.as_ref();
-            sqlx::query(&sql)
-                .bind(&a.game_id)
-                .bind(a.expected_seq as i64)
-                .bind(last_seq)
-                .bind(a.now_ms as i64)
-                .bind(&a.guest_token_hash)
-                .bind(s.map(|s| &s.phase))
-                .bind(a.move_number as i32)
-                .bind(s.map(|s| s.finished))
-        };
-        let inserted = query
-            .bind(&seqs)
-            .bind(&request_ids)
-            .bind(&bodies)
-            .execute(&self.pool)
-            .await?;
-        if inserted.rows_affected() != a.events.len() as u64 {
-            return Err(conflict());
+        if a.expected_seq == 0 {
+            return create(&self.pool, &a, &bodies).await;
         }
-        Ok(())
+        let (reply, outcome) = oneshot::channel();
+        self.writers
+            .send(Job {
+                append: a,
+                bodies,
+                reply,
+            })
+            .await
+            .map_err(|_| StoreError::Closed)?;
+        outcome.await.map_err(|_| StoreError::Closed)?
     }
 
     fn is_shared(&self) -> bool {
@@ -310,4 +275,199 @@ impl EventStore for PgStore {
         .await?;
         Ok(())
     }
+}
+
+/// The request id goes with the first event of its append.
+fn request_ids(a: &Append) -> impl Iterator<Item = Option<&str>> {
+    (0..a.events.len()).map(|k| if k == 0 { a.request_id.as_deref() } else { None })
+}
+
+/// A new game: its `games` row and first events in one statement, or, when the game
+/// already exists, nothing (`Conflict`).
+async fn create(pool: &PgPool, a: &Append, bodies: &[String]) -> Result<(), StoreError> {
+    let seqs: Vec<i64> = a.events.iter().map(|e| e.seq as i64).collect();
+    let request_ids: Vec<Option<&str>> = request_ids(a).collect();
+    let s = a.summary.clone().unwrap_or_default();
+    let inserted = sqlx::query(
+        "WITH g AS (
+           INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
+                              move_number, rules, finished, updated_ms, created_ms)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (game_id) DO NOTHING
+           RETURNING game_id)
+         INSERT INTO events (game_id, seq, request_id, body)
+         SELECT g.game_id, u.seq, u.request_id, u.body FROM g,
+                UNNEST($11::BIGINT[], $12::TEXT[], $13::TEXT[]) AS u(seq, request_id, body)",
+    )
+    .bind(&a.game_id)
+    .bind(&a.host_token_hash)
+    .bind(&a.guest_token_hash)
+    .bind(a.events.len() as i64)
+    .bind(s.phase)
+    .bind(s.board_size as i32)
+    .bind(s.move_number as i32)
+    .bind(s.rules)
+    .bind(s.finished)
+    .bind(a.now_ms as i64)
+    .bind(&seqs)
+    .bind(&request_ids)
+    .bind(bodies)
+    .execute(pool)
+    .await?;
+    if inserted.rows_affected() != a.events.len() as u64 {
+        return Err(StoreError::Conflict {
+            game_id: a.game_id.clone(),
+            expected: 0,
+        });
+    }
+    Ok(())
+}
+
+/// One writer: takes the appends waiting (at least one), writes them as one group, and
+/// answers each; until the store is dropped.
+async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
+    loop {
+        let mut group = Vec::new();
+        {
+            let mut jobs = jobs.lock().await;
+            match jobs.recv().await {
+                Some(job) => group.push(job),
+                None => return,
+            }
+            while group.len() < MAX_GROUP {
+                match jobs.try_recv() {
+                    Ok(job) => group.push(job),
+                    Err(_) => break,
+                }
+            }
+        }
+        // One append per game in a statement (the `games` row is the check); a second one
+        // for the same game waits for the next statement. (A server holds each game's lock
+        // while it appends, so this only happens with other users of the store.)
+        while !group.is_empty() {
+            let mut seen = HashSet::new();
+            let (now, later): (Vec<Job>, Vec<Job>) =
+                group.into_iter().partition(|j| seen.insert(j.append.game_id.clone()));
+            group = later;
+            let appends: Vec<(&Append, &[String])> = now.iter().map(|j| (&j.append, &j.bodies[..])).collect();
+            let outcomes = match append_group(&pool, &appends).await {
+                Ok(written) => appends
+                    .iter()
+                    .map(|(a, _)| {
+                        if written.contains(&a.game_id) {
+                            Ok(())
+                        } else {
+                            Err(conflict(a))
+                        }
+                    })
+                    .collect(),
+                // The statement failed as a whole (a deadlock with another replica's group,
+                // a lost connection): each append is tried on its own, so one bad append
+                // fails alone.
+                Err(_) if appends.len() > 1 => {
+                    let mut each = Vec::with_capacity(appends.len());
+                    for one in &appends {
+                        each.push(match append_group(&pool, std::slice::from_ref(one)).await {
+                            Ok(written) if written.contains(&one.0.game_id) => Ok(()),
+                            Ok(_) => Err(conflict(one.0)),
+                            Err(e) => Err(e),
+                        });
+                    }
+                    each
+                }
+                Err(e) => vec![Err(e)],
+            };
+            for (job, outcome) in now.into_iter().zip(outcomes) {
+                let _ = job.reply.send(outcome);
+            }
+        }
+    }
+}
+
+fn conflict(a: &Append) -> StoreError {
+    StoreError::Conflict {
+        game_id: a.game_id.clone(),
+        expected: a.expected_seq,
+    }
+}
+
+/// Appends to existing games (one per game) in one statement: each `games` row moves from
+/// its expected sequence number to its new one, and only the games that moved get their
+/// events. Returns the games written; the others were appended to by someone else first.
+async fn append_group(pool: &PgPool, group: &[(&Append, &[String])]) -> Result<HashSet<String>, StoreError> {
+    let mut games = Games::default();
+    let mut events = Events::default();
+    for (a, bodies) in group {
+        let s = a.summary.as_ref();
+        games.game_id.push(&a.game_id);
+        games.expected.push(a.expected_seq as i64);
+        games.last_seq.push((a.expected_seq + a.events.len() as u64) as i64);
+        games.updated_ms.push(a.now_ms as i64);
+        games.guest_hash.push(a.guest_token_hash.as_deref());
+        // The summary columns change only with a summary (most moves carry none).
+        games.phase.push(s.map(|s| s.phase.as_str()));
+        games.move_number.push(a.move_number as i32);
+        games.finished.push(s.map(|s| s.finished));
+        for ((e, body), request_id) in a.events.iter().zip(bodies.iter()).zip(request_ids(a)) {
+            events.game_id.push(&a.game_id);
+            events.seq.push(e.seq as i64);
+            events.request_id.push(request_id);
+            events.body.push(body);
+        }
+    }
+    let written: Vec<String> = sqlx::query_scalar(
+        "WITH i AS (
+           SELECT * FROM UNNEST($1::TEXT[], $2::BIGINT[], $3::BIGINT[], $4::BIGINT[], $5::TEXT[], $6::TEXT[],
+                                $7::INT[], $8::BOOL[])
+             AS i(game_id, expected, last_seq, updated_ms, guest_hash, phase, move_number, finished)),
+         g AS (
+           UPDATE games SET last_seq = i.last_seq, updated_ms = i.updated_ms,
+             guest_token_hash = COALESCE(i.guest_hash, games.guest_token_hash),
+             phase = COALESCE(i.phase, games.phase), move_number = i.move_number,
+             finished = COALESCE(i.finished, games.finished)
+           FROM i WHERE games.game_id = i.game_id AND games.last_seq = i.expected
+           RETURNING games.game_id),
+         e AS (
+           INSERT INTO events (game_id, seq, request_id, body)
+           SELECT u.game_id, u.seq, u.request_id, u.body
+           FROM UNNEST($9::TEXT[], $10::BIGINT[], $11::TEXT[], $12::TEXT[]) AS u(game_id, seq, request_id, body)
+           JOIN g ON g.game_id = u.game_id)
+         SELECT game_id FROM g",
+    )
+    .bind(&games.game_id)
+    .bind(&games.expected)
+    .bind(&games.last_seq)
+    .bind(&games.updated_ms)
+    .bind(&games.guest_hash)
+    .bind(&games.phase)
+    .bind(&games.move_number)
+    .bind(&games.finished)
+    .bind(&events.game_id)
+    .bind(&events.seq)
+    .bind(&events.request_id)
+    .bind(&events.body)
+    .fetch_all(pool)
+    .await?;
+    Ok(written.into_iter().collect())
+}
+
+/// The `games` columns of a group, one array per column (bound with `UNNEST`).
+#[derive(Default)]
+struct Games<'a> {
+    game_id: Vec<&'a str>,
+    expected: Vec<i64>,
+    last_seq: Vec<i64>,
+    updated_ms: Vec<i64>,
+    guest_hash: Vec<Option<&'a str>>,
+    phase: Vec<Option<&'a str>>,
+    move_number: Vec<i32>,
+    finished: Vec<Option<bool>>,
+}
+
+/// The `events` columns of a group.
+#[derive(Default)]
+struct Events<'a> {
+    game_id: Vec<&'a str>,
+    seq: Vec<i64>,
+    request_id: Vec<Option<&'a str>>,
+    body: Vec<&'a str>,
 }

@@ -126,6 +126,33 @@ async fn concurrent_appends_on<S: EventStore + Clone>(store: S) {
     }
     assert_eq!((ok, conflicts), (100, 100));
     assert_eq!(store.load_unfinished().await.unwrap().len(), 100);
+    // Then two guests race to join every game (appends to existing games, written in
+    // groups: the two appends of one game may meet in one group): one wins per game.
+    let join = joined(&created(), 5);
+    let mut tasks = Vec::new();
+    for i in 0..200 {
+        let (s, join) = (store.clone(), join.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut a = append(&format!("g{}", i / 2), 1, join);
+            a.request_id = Some(format!("join-{i}"));
+            s.append(a).await.map(|()| i)
+        }));
+    }
+    let mut winners = Vec::new();
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(i) => winners.push(i),
+            Err(StoreError::Conflict { expected: 1, .. }) => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(winners.len(), 100);
+    for i in winners {
+        let g = store.load(&format!("g{}", i / 2)).await.unwrap().unwrap();
+        assert_eq!(g.events.len(), 1 + join.len(), "game g{}", i / 2);
+        // The winner's request id is the one stored.
+        assert!(g.responses.contains(&(format!("join-{i}"), 2)), "{:?}", g.responses);
+    }
 }
 
 /// Games whose appends interleave load apart, each with its own events (in order) and
