@@ -164,6 +164,28 @@ async fn play(
     Ok(r.into_inner().result.unwrap())
 }
 
+/// A move with a request id and the move number the player expects.
+async fn play_as(
+    c: &mut GameServiceClient<Channel>,
+    g: &Game,
+    token: &str,
+    (x, y): (u32, u32),
+    rid: &str,
+    expected: u32,
+) -> Result<pb::CommandResult, Status> {
+    let mutation = pb::Mutation {
+        game_id: g.id.clone(),
+        request_id: rid.into(),
+        expected_move_number: Some(expected),
+    };
+    let req = pb::PlayRequest {
+        mutation: Some(mutation),
+        point: pt(x, y),
+        lag_ms: 0,
+    };
+    Ok(c.play(authed(req, token)).await?.into_inner().result.unwrap())
+}
+
 async fn pass(c: &mut GameServiceClient<Channel>, g: &Game, token: &str) -> pb::CommandResult {
     c.pass(authed(
         pb::PassRequest {
@@ -909,6 +931,24 @@ async fn postgres_replicas_share_games() {
     // "not your turn").
     assert_eq!(state(&mut ca, &g.id).await.move_number, 2);
     play(&mut ca, &g, &g.black, 5, 5).await.unwrap();
+    // Commands do not read the database first: a copy that is behind finds out when its
+    // command fails (here "not your turn", or a stale move number, or a conflicting
+    // append) and runs it again on the game as stored.
+    play(&mut cb, &g, &g.white, 7, 7).await.unwrap();
+    let first = play_as(&mut ca, &g, &g.black, (1, 1), "pg-b", 4).await.unwrap();
+    assert_eq!(first.state.as_ref().unwrap().move_number, 5);
+    // The same request retried through B (whose copy is now behind) gets the first
+    // answer, and nothing is played twice.
+    let again = play_as(&mut cb, &g, &g.black, (1, 1), "pg-b", 4).await.unwrap();
+    assert_eq!(again.state, first.state);
+    assert_eq!(again.events.len(), first.events.len());
+    // A stale move number is still refused when it is stale in the database too, with the
+    // current state attached.
+    let stale = play_as(&mut cb, &g, &g.white, (2, 7), "pg-w", 4).await.unwrap_err();
+    assert_eq!(
+        (stale.code(), reason(&stale)),
+        (Code::FailedPrecondition, "stale".into())
+    );
     // A spectator on B sees A's next move live (B polls the games watched there).
     let seq = state(&mut cb, &g.id).await.seq;
     let mut watch = cb
@@ -942,16 +982,16 @@ async fn postgres_replicas_share_games() {
     let ids = |l: &[pb::GameSummary]| l.iter().map(|s| s.game_id.clone()).collect::<Vec<_>>();
     assert_eq!(ids(&lobby.open), vec![open]);
     assert_eq!(ids(&lobby.playing), vec![g.id.clone()]);
-    assert_eq!(lobby.playing[0].move_number, 4);
+    assert_eq!(lobby.playing[0].move_number, 6);
     assert_eq!(lobby.playing[0].phase, pb::Phase::Playing as i32);
     // A crashes; B has every acknowledged move and goes on.
     let _ = a.crash();
     let st = state(&mut cb, &g.id).await;
-    assert_eq!(st.move_number, 4);
+    assert_eq!(st.move_number, 6);
     play(&mut cb, &g, &g.black, 2, 2).await.unwrap();
     // A restarted replica recovers the game from the database too.
     let a = Server::start_with(dir("a"), &env);
     let mut ca = a.client().await;
     let st = state(&mut ca, &g.id).await;
-    assert_eq!((st.move_number, st.board), (5, state(&mut cb, &g.id).await.board));
+    assert_eq!((st.move_number, st.board), (7, state(&mut cb, &g.id).await.board));
 }

@@ -433,21 +433,13 @@ impl<S: EventStore> Hub<S> {
             .clone())
     }
 
-    /// A game's entry, locked; reloaded from the store first if an interrupted command left
-    /// it ahead of the store.
+    /// A game's entry, locked, for reading: reloaded from the store first if an
+    /// interrupted command left it ahead of the store or, with a shared store, if another
+    /// server moved it on (a read has no append to find that out with).
     pub async fn lock(self: &Arc<Self>, game_id: &str) -> Result<OwnedMutexGuard<Entry>, Status> {
-        let mut entry = self.entry(game_id).await?.lock_owned().await;
-        if self.store.is_shared() && !entry.stale {
-            // Another server may have appended since: a copy that is behind would refuse
-            // or show moves on an old position. (Boxed: only shared stores take this path.)
-            let stored = Box::pin(self.store.last_seq(game_id)).await.map_err(store_error)?;
-            entry.stale = stored != Some(entry.game.seq());
-        }
-        if entry.stale {
-            // Boxed: a rare path whose future (two store calls) would otherwise be laid
-            // out inside every command's future, copied on each call.
-            Box::pin(self.heal(game_id, &mut entry)).await?;
-        }
+        let mut entry = self.lock_for_command(game_id).await?;
+        // (Boxed: only shared stores go further than a flag test.)
+        Box::pin(self.caught_up(game_id, &mut entry)).await?;
         Ok(entry)
     }
 
@@ -707,7 +699,7 @@ impl<S: EventStore> Hub<S> {
                 .unwrap_or([0; 8]),
         );
         let cmd = Command::Join { nigiri_guess, entropy };
-        self.apply_locked(game_id, &mut entry, Actor::Guest, cmd, Some(hash), None)
+        self.apply_locked(game_id, &mut entry, Actor::Guest, &cmd, Some(hash), None)
             .await?;
         Ok((token, convert::state_to(game_id, &entry.game, self.time.now_ms())))
     }
@@ -721,8 +713,12 @@ impl<S: EventStore> Hub<S> {
         cmd: Command,
         m: Mutation,
     ) -> Result<pb::CommandResult, Status> {
-        let mut entry = self.lock(game_id).await?;
-        self.command_locked(game_id, &mut entry, actor, cmd, m).await
+        let mut entry = self.lock_for_command(game_id).await?;
+        match self.command_locked(game_id, &mut entry, actor, &cmd, &m).await {
+            Err(e) if !Box::pin(self.caught_up(game_id, &mut entry)).await? => Err(e),
+            Err(_) => self.command_locked(game_id, &mut entry, actor, &cmd, &m).await,
+            done => done,
+        }
     }
 
     /// A player's command: the seat comes from the bearer token and the command is built
@@ -731,13 +727,58 @@ impl<S: EventStore> Hub<S> {
         self: &Arc<Self>,
         game_id: &str,
         token: Option<&str>,
-        make: impl FnOnce(u8) -> Result<Command, Status>,
+        make: impl Fn(u8) -> Result<Command, Status>,
         m: Mutation,
     ) -> Result<pb::CommandResult, Status> {
-        let mut entry = self.lock(game_id).await?;
+        let mut entry = self.lock_for_command(game_id).await?;
+        match self.player_command_locked(game_id, &mut entry, token, &make, &m).await {
+            Err(e) if !Box::pin(self.caught_up(game_id, &mut entry)).await? => Err(e),
+            // (The seat too is read again: the guest may have joined through another server.)
+            Err(_) => self.player_command_locked(game_id, &mut entry, token, &make, &m).await,
+            done => done,
+        }
+    }
+
+    async fn player_command_locked(
+        self: &Arc<Self>,
+        game_id: &str,
+        entry: &mut Entry,
+        token: Option<&str>,
+        make: &impl Fn(u8) -> Result<Command, Status>,
+        m: &Mutation,
+    ) -> Result<pb::CommandResult, Status> {
         let actor = entry.actor_for(token, game_id)?;
         let cmd = make(entry.game.settings().map_or(19, |s| s.size))?;
-        self.command_locked(game_id, &mut entry, actor, cmd, m).await
+        self.command_locked(game_id, entry, actor, &cmd, m).await
+    }
+
+    /// A game's entry, locked, for a command. With a shared store the copy in memory is
+    /// not compared with the store first (a round trip on every move): the append is the
+    /// comparison, as it conflicts when another server moved the game on, and a command
+    /// that fails for any reason runs once more if the copy was behind ([`Hub::caught_up`]).
+    async fn lock_for_command(self: &Arc<Self>, game_id: &str) -> Result<OwnedMutexGuard<Entry>, Status> {
+        let mut entry = self.entry(game_id).await?.lock_owned().await;
+        if entry.stale {
+            // Boxed: a rare path whose future (two store calls) would otherwise be laid
+            // out inside every command's future, copied on each call.
+            Box::pin(self.heal(game_id, &mut entry)).await?;
+        }
+        Ok(entry)
+    }
+
+    /// After a command failed: whether the game in memory was behind a shared store (a
+    /// move made through another server, or an append that conflicted with one), now
+    /// reloaded so that the command can run again on the game as it is.
+    async fn caught_up(self: &Arc<Self>, game_id: &str, entry: &mut Entry) -> Result<bool, Status> {
+        if !self.store.is_shared() {
+            return Ok(false);
+        }
+        let stored = self.store.last_seq(game_id).await.map_err(store_error)?;
+        if !entry.stale && stored == Some(entry.game.seq()) {
+            return Ok(false);
+        }
+        self.heal(game_id, entry).await?;
+        Ok(true)
     }
 
     async fn command_locked(
@@ -745,8 +786,8 @@ impl<S: EventStore> Hub<S> {
         game_id: &str,
         entry: &mut Entry,
         actor: Actor,
-        cmd: Command,
-        m: Mutation,
+        cmd: &Command,
+        m: &Mutation,
     ) -> Result<pb::CommandResult, Status> {
         if !m.request_id.is_empty()
             && let Some(answer) = entry.answer_for(game_id, &m.request_id, actor)
@@ -785,7 +826,7 @@ impl<S: EventStore> Hub<S> {
         game_id: &str,
         entry: &mut Entry,
         actor: Actor,
-        cmd: Command,
+        cmd: &Command,
         guest_hash: Option<String>,
         request_id: Option<String>,
     ) -> Result<pb::CommandResult, Status> {
@@ -800,7 +841,7 @@ impl<S: EventStore> Hub<S> {
         // cancelled while they are on their way or the store fails, and the next use of the
         // game reloads it from the store.
         entry.stale = true;
-        let events = match entry.game.decide_in_place(actor, &cmd, now) {
+        let events = match entry.game.decide_in_place(actor, cmd, now) {
             Ok(events) => events,
             Err(r) => {
                 // A refusal changes nothing (`decide_in_place` promises it); were that ever

@@ -35,7 +35,7 @@ impl<S: EventStore> GameSvc<S> {
         &self,
         req: &Request<T>,
         m: Option<&pb::Mutation>,
-        make: impl FnOnce(u8) -> Result<Command, Status>,
+        make: impl Fn(u8) -> Result<Command, Status>,
     ) -> Result<pb::CommandResult, Status> {
         let m = m.ok_or_else(|| convert::invalid("mutation (game_id, request_id) is required"))?;
         if m.request_id.len() > 128 {
@@ -257,10 +257,12 @@ impl<S: EventStore> GameService for GameSvc<S> {
         if r.nonce.len() > 256 {
             return Err(convert::invalid("the nigiri nonce is at most 256 characters"));
         }
-        let (stones, nonce) = (r.stones, r.nonce.clone());
         let result = self
             .mutate(&request, r.mutation.as_ref(), |_| {
-                Ok(Command::RevealNigiri { stones, nonce })
+                Ok(Command::RevealNigiri {
+                    stones: r.stones,
+                    nonce: r.nonce.clone(),
+                })
             })
             .await?;
         Ok(Response::new(pb::RevealNigiriResponse { result: Some(result) }))
