@@ -910,17 +910,37 @@ async fn pg(name: &str) -> Option<String> {
     Some(format!("{server}/{db}"))
 }
 
+/// A fresh PostgreSQL database for servers to share (`None`: PostgreSQL tests are off).
+struct SharedDatabase {
+    url: String,
+    name: &'static str,
+}
+
+impl SharedDatabase {
+    async fn new(name: &'static str) -> Option<SharedDatabase> {
+        Some(SharedDatabase {
+            url: pg(name).await?,
+            name,
+        })
+    }
+
+    /// Starts (or restarts) the server `replica` on the database, with a data folder of its own.
+    fn replica(&self, replica: &str) -> Server {
+        let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-pg-{}-{replica}", std::process::id(), self.name));
+        Server::start_with(dir, &[("WEIQI__DATABASE_URL", self.url.as_str())])
+    }
+}
+
 /// Two replicas on one PostgreSQL database: a game created on one is played on the
 /// other, each catching up with the other's moves before it answers, a spectator on one
 /// sees the other's moves live, and the lobby lists every replica's games; when the first
 /// replica crashes, the other goes on with every acknowledged move.
 #[tokio::test]
 async fn postgres_replicas_share_games() {
-    let Some(url) = pg("replicas").await else { return };
-    let env = [("WEIQI__DATABASE_URL", url.as_str())];
-    let dir = |n: &str| std::env::temp_dir().join(format!("weiqi-e2e-{}-pg-{n}", std::process::id()));
-    let a = Server::start_with(dir("a"), &env);
-    let b = Server::start_with(dir("b"), &env);
+    let Some(db) = SharedDatabase::new("replicas").await else {
+        return;
+    };
+    let (a, b) = (db.replica("a"), db.replica("b"));
     let (mut ca, mut cb) = (a.client().await, b.client().await);
     let g = new_game(&mut ca, 9, None).await;
     play(&mut ca, &g, &g.black, 4, 4).await.unwrap();
@@ -990,8 +1010,44 @@ async fn postgres_replicas_share_games() {
     assert_eq!(st.move_number, 6);
     play(&mut cb, &g, &g.black, 2, 2).await.unwrap();
     // A restarted replica recovers the game from the database too.
-    let a = Server::start_with(dir("a"), &env);
+    let a = db.replica("a");
     let mut ca = a.client().await;
     let st = state(&mut ca, &g.id).await;
     assert_eq!((st.move_number, st.board), (7, state(&mut cb, &g.id).await.board));
+}
+
+/// With PostgreSQL, a game whose server is gone still ends on time: another replica,
+/// which never held the game, claims it once its clock is overdue and ticks it.
+#[tokio::test]
+async fn postgres_overdue_game_of_a_crashed_replica_ends_on_time() {
+    let Some(db) = SharedDatabase::new("overdue").await else {
+        return;
+    };
+    let (a, b) = (db.replica("a"), db.replica("b"));
+    let mut ca = a.client().await;
+    let time = pb::TimeControl {
+        kind: Some(pb::time_control::Kind::Absolute(pb::time_control::Absolute {
+            main_ms: 300,
+        })),
+    };
+    let g = new_game(&mut ca, 9, Some(time)).await;
+    let _ = a.crash();
+    // Black's 300 ms and the lag allowance (1 s) run out; then B's next look for overdue
+    // games (every second, 2 s late at least) ends it.
+    let mut cb = b.client().await;
+    let started = std::time::Instant::now();
+    let st = loop {
+        let st = state(&mut cb, &g.id).await;
+        if st.phase == pb::Phase::Finished as i32 {
+            break st;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "still {st:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let r = st.result.unwrap();
+    assert_eq!(
+        (r.reason, r.winner),
+        (pb::EndReason::Time as i32, pb::Color::White as i32)
+    );
+    assert!(st.black_clock.unwrap().flagged);
 }

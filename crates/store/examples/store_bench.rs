@@ -68,6 +68,7 @@ async fn main() {
                         request_id: None,
                         summary: Some(summary.clone()),
                         move_number: g.move_number() as u32,
+                        wake_ms: None,
                         now_ms: 0,
                     };
                     store.append(a).await.unwrap();
@@ -93,6 +94,7 @@ async fn main() {
                         request_id: Some(format!("r{n}")),
                         summary: Some(summary.clone()),
                         move_number: g.move_number() as u32,
+                        wake_ms: None,
                         now_ms: 0,
                     };
                     store.append(a).await.unwrap();

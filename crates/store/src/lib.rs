@@ -71,6 +71,10 @@ pub struct Append {
     pub summary: Option<Summary>,
     /// The game's move number after these events (a shared store's lobby shows it).
     pub move_number: u32,
+    /// When the game next changes without a command (a clock running out, a byo-yomi
+    /// announcement), after these events: a shared store lets another server end the game
+    /// on time when the one holding it is gone ([`EventStore::claim_due`]).
+    pub wake_ms: Option<u64>,
     pub now_ms: u64,
 }
 
@@ -140,6 +144,21 @@ pub trait EventStore: Send + Sync + 'static {
     fn lobby(&self, limit: usize) -> impl Future<Output = Result<Option<Lobby>, StoreError>> + Send {
         let _ = limit;
         async { Ok(None) }
+    }
+    /// Games not finished whose wake-up ([`Append::wake_ms`]) is at or before `due_ms`,
+    /// at most `limit`, claimed for the caller until `until_ms`: no other caller gets them
+    /// before then. How the servers sharing a store end games on time whose server is
+    /// gone (or never held them). A store only this process writes has none: its server
+    /// holds every game in progress, with its timer.
+    fn claim_due(
+        &self,
+        due_ms: u64,
+        now_ms: u64,
+        until_ms: u64,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send {
+        let _ = (due_ms, now_ms, until_ms, limit);
+        async { Ok(Vec::new()) }
     }
     /// The last stored sequence numbers of several games at once (games not stored are
     /// left out): how a server with a shared store polls the games watched there.

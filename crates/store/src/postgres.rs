@@ -48,6 +48,11 @@ const SCHEMA: &[&str] = &[
     // The lobby, newest first (`created_ms` came after the first version of the table).
     "ALTER TABLE games ADD COLUMN IF NOT EXISTS created_ms BIGINT NOT NULL DEFAULT 0",
     "CREATE INDEX IF NOT EXISTS games_lobby ON games (created_ms DESC) WHERE NOT finished",
+    // A game's next wake-up (clock), and until when a server has claimed it to act on it
+    // (`claim_due`).
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS wake_ms BIGINT",
+    "ALTER TABLE games ADD COLUMN IF NOT EXISTS claimed_until_ms BIGINT NOT NULL DEFAULT 0",
+    "CREATE INDEX IF NOT EXISTS games_wake ON games (wake_ms) WHERE NOT finished AND wake_ms IS NOT NULL",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     // The last `PROBE_SLOTS` durable pings, overwritten in turn.
     "CREATE TABLE IF NOT EXISTS probes (slot INTEGER PRIMARY KEY, at_ms BIGINT NOT NULL, payload BYTEA NOT NULL)",
@@ -223,6 +228,30 @@ impl EventStore for PgStore {
         }))
     }
 
+    async fn claim_due(
+        &self,
+        due_ms: u64,
+        now_ms: u64,
+        until_ms: u64,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        // SKIP LOCKED: servers claiming at the same moment split the games instead of
+        // waiting for each other.
+        Ok(sqlx::query_scalar(
+            "UPDATE games SET claimed_until_ms = $3 WHERE game_id IN (
+               SELECT game_id FROM games
+               WHERE NOT finished AND wake_ms <= $1 AND claimed_until_ms <= $2
+               ORDER BY wake_ms LIMIT $4 FOR UPDATE SKIP LOCKED)
+             RETURNING game_id",
+        )
+        .bind(due_ms as i64)
+        .bind(now_ms as i64)
+        .bind(until_ms as i64)
+        .bind(limit as i64)
+        .fetch_all(&self.pool)
+        .await?)
+    }
+
     async fn last_seqs(&self, game_ids: &[String]) -> Result<Vec<(String, u64)>, StoreError> {
         let rows: Vec<(String, i64)> = sqlx::query_as("SELECT game_id, last_seq FROM games WHERE game_id = ANY($1)")
             .bind(game_ids)
@@ -291,12 +320,12 @@ async fn create(pool: &PgPool, a: &Append, bodies: &[String]) -> Result<(), Stor
     let inserted = sqlx::query(
         "WITH g AS (
            INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
-                              move_number, rules, finished, updated_ms, created_ms)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) ON CONFLICT (game_id) DO NOTHING
+                              move_number, rules, finished, updated_ms, created_ms, wake_ms)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11) ON CONFLICT (game_id) DO NOTHING
            RETURNING game_id)
          INSERT INTO events (game_id, seq, request_id, body)
          SELECT g.game_id, u.seq, u.request_id, u.body FROM g,
-                UNNEST($11::BIGINT[], $12::TEXT[], $13::TEXT[]) AS u(seq, request_id, body)",
+                UNNEST($12::BIGINT[], $13::TEXT[], $14::TEXT[]) AS u(seq, request_id, body)",
     )
     .bind(&a.game_id)
     .bind(&a.host_token_hash)
@@ -308,6 +337,7 @@ async fn create(pool: &PgPool, a: &Append, bodies: &[String]) -> Result<(), Stor
     .bind(s.rules)
     .bind(s.finished)
     .bind(a.now_ms as i64)
+    .bind(a.wake_ms.map(|w| w as i64))
     .bind(&seqs)
     .bind(&request_ids)
     .bind(bodies)
@@ -407,6 +437,7 @@ async fn append_group(pool: &PgPool, group: &[(&Append, &[String])]) -> Result<H
         games.phase.push(s.map(|s| s.phase.as_str()));
         games.move_number.push(a.move_number as i32);
         games.finished.push(s.map(|s| s.finished));
+        games.wake_ms.push(a.wake_ms.map(|w| w as i64));
         for ((e, body), request_id) in a.events.iter().zip(bodies.iter()).zip(request_ids(a)) {
             events.game_id.push(&a.game_id);
             events.seq.push(e.seq as i64);
@@ -417,13 +448,13 @@ async fn append_group(pool: &PgPool, group: &[(&Append, &[String])]) -> Result<H
     let written: Vec<String> = sqlx::query_scalar(
         "WITH i AS (
            SELECT * FROM UNNEST($1::TEXT[], $2::BIGINT[], $3::BIGINT[], $4::BIGINT[], $5::TEXT[], $6::TEXT[],
-                                $7::INT[], $8::BOOL[])
-             AS i(game_id, expected, last_seq, updated_ms, guest_hash, phase, move_number, finished)),
+                                $7::INT[], $8::BOOL[], $13::BIGINT[])
+             AS i(game_id, expected, last_seq, updated_ms, guest_hash, phase, move_number, finished, wake_ms)),
          g AS (
            UPDATE games SET last_seq = i.last_seq, updated_ms = i.updated_ms,
              guest_token_hash = COALESCE(i.guest_hash, games.guest_token_hash),
              phase = COALESCE(i.phase, games.phase), move_number = i.move_number,
-             finished = COALESCE(i.finished, games.finished)
+             finished = COALESCE(i.finished, games.finished), wake_ms = i.wake_ms
            FROM i WHERE games.game_id = i.game_id AND games.last_seq = i.expected
            RETURNING games.game_id),
          e AS (
@@ -445,6 +476,7 @@ async fn append_group(pool: &PgPool, group: &[(&Append, &[String])]) -> Result<H
     .bind(&events.seq)
     .bind(&events.request_id)
     .bind(&events.body)
+    .bind(&games.wake_ms)
     .fetch_all(pool)
     .await?;
     Ok(written.into_iter().collect())
@@ -461,6 +493,7 @@ struct Games<'a> {
     phase: Vec<Option<&'a str>>,
     move_number: Vec<i32>,
     finished: Vec<Option<bool>>,
+    wake_ms: Vec<Option<i64>>,
 }
 
 /// The `events` columns of a group.

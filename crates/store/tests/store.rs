@@ -43,6 +43,7 @@ fn append(id: &str, expected: u64, events: Vec<Event>) -> Append {
         request_id: Some(format!("req-{expected}")),
         summary: Some(summary()),
         move_number: 0,
+        wake_ms: None,
         now_ms: 1,
     }
 }
@@ -426,4 +427,33 @@ async fn postgres_replicas_share_one_database() {
         .await
         .unwrap();
     assert_eq!(n, 3);
+}
+
+/// Games overdue on their clocks are claimed by one server at a time: not before they are
+/// due, not while another server's claim lasts, and again once it has run out.
+#[tokio::test]
+async fn postgres_overdue_games_are_claimed_once() {
+    let Some(url) = pg("claims").await else { return };
+    let (a, b) = tokio::join!(PgStore::open(&url), PgStore::open(&url));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    for i in 0..20u64 {
+        let mut created = append(&format!("g{i}"), 0, created());
+        created.wake_ms = Some(1000 + i * 100);
+        a.append(created).await.unwrap();
+    }
+    // Due by 1,450 ms: g0..g4. Two servers claim at once and split them.
+    let (x, y) = tokio::join!(a.claim_due(1450, 1500, 5000, 100), b.claim_due(1450, 1500, 5000, 100));
+    let mut both: Vec<String> = x.unwrap().into_iter().chain(y.unwrap()).collect();
+    both.sort();
+    assert_eq!(both, ["g0", "g1", "g2", "g3", "g4"]);
+    // Claimed until 5,000 ms: nobody gets them again before then, then someone does.
+    assert!(b.claim_due(1450, 4999, 9000, 100).await.unwrap().is_empty());
+    assert_eq!(b.claim_due(1450, 5000, 9000, 100).await.unwrap().len(), 5);
+    // An append moves the wake-up: g5, due now, is put off.
+    let join = joined(&created(), 5);
+    let mut moved = append("g5", 1, join);
+    moved.wake_ms = Some(60_000);
+    a.append(moved).await.unwrap();
+    assert_eq!(a.claim_due(1550, 5000, 9000, 100).await.unwrap(), Vec::<String>::new());
+    assert_eq!(a.claim_due(1650, 5000, 9000, 1).await.unwrap(), ["g6"]);
 }

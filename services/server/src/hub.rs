@@ -251,6 +251,10 @@ pub struct Hub<S> {
     shutdown: watch::Receiver<bool>,
 }
 
+/// How long a claimed overdue game is left to the server that claimed it
+/// ([`Hub::claim_overdue`]) before another may claim it again.
+const CLAIM_LEASE_MS: Ms = 10_000;
+
 /// Sleeps for `every`; false, at once, when the server starts stopping (the periodic
 /// tasks' wait between rounds).
 async fn sleep_unless_stopped(shutdown: &mut watch::Receiver<bool>, every: std::time::Duration) -> bool {
@@ -343,7 +347,6 @@ impl<S: EventStore> Hub<S> {
         Ok(n)
     }
 
-    /// Records liveness periodically until shutdown.
     /// With a shared store: every `every_ms`, the games watched here whose stored log is
     /// ahead of memory (another server appended) are locked, which reloads them and sends
     /// their watchers what they missed. (Polling only the watched games costs nothing per
@@ -384,6 +387,45 @@ impl<S: EventStore> Hub<S> {
         }
     }
 
+    /// With a shared store: every `every_ms`, claims the games whose clock (or byo-yomi
+    /// announcement) is overdue by more than `grace_ms` and ticks them here. The server
+    /// holding a game ticks it on time from its own timer; this is for games whose server
+    /// is gone (crashed, or scaled away) and which no other server holds, so that a game
+    /// still ends on time with no request arriving. The claim keeps other servers off the
+    /// game meanwhile, and the tick's append is the check against one that does tick it:
+    /// the later of two ticks conflicts, reloads and finds nothing left to do.
+    pub async fn claim_overdue(self: Arc<Self>, every_ms: Ms, grace_ms: Ms) {
+        let mut shutdown = self.shutdown.clone();
+        let every = std::time::Duration::from_millis(every_ms.max(10));
+        while sleep_unless_stopped(&mut shutdown, every).await {
+            let now = self.time.now_ms();
+            let due = match self
+                .store
+                .claim_due(now.saturating_sub(grace_ms), now, now + CLAIM_LEASE_MS, 100)
+                .await
+            {
+                Ok(due) => due,
+                Err(e) => {
+                    warn!(error = %e, "claiming overdue games");
+                    continue;
+                }
+            };
+            for id in due {
+                let hub = self.clone();
+                tokio::spawn(async move {
+                    info!(game_id = %id, "ticking an overdue game of another server");
+                    if let Err(e) = hub
+                        .command(&id, Actor::Server, Command::Tick, Mutation::default())
+                        .await
+                    {
+                        warn!(game_id = %id, error = %e, "ticking an overdue game failed");
+                    }
+                });
+            }
+        }
+    }
+
+    /// Records liveness periodically until shutdown.
     pub async fn heartbeat_loop(self: Arc<Self>, every_ms: u64) {
         let mut shutdown = self.shutdown.clone();
         loop {
@@ -648,6 +690,7 @@ impl<S: EventStore> Hub<S> {
                 request_id: None,
                 summary: Some(summary(&next)),
                 move_number: next.move_number() as u32,
+                wake_ms: next.next_wakeup(),
                 now_ms: now,
             })
             .await
@@ -872,6 +915,7 @@ impl<S: EventStore> Hub<S> {
                 // The lobby row changes with the phase (and the guest's token).
                 summary: (entry.game.phase() != phase || guest_hash.is_some()).then(|| summary(&entry.game)),
                 move_number: entry.game.move_number() as u32,
+                wake_ms: entry.game.next_wakeup(),
                 now_ms: now,
             })
             .await

@@ -86,6 +86,12 @@ fn load_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
 /// How often a server sharing its store polls the games watched there.
 const WATCH_POLL_MS: u64 = 200;
 
+/// How often a server sharing its store looks for games overdue on their clocks whose
+/// server is gone, and how late they must be (the server holding a game ticks it on
+/// time; a shorter grace would have others load games that are fine).
+const CLAIM_EVERY_MS: u64 = 1000;
+const CLAIM_GRACE_MS: u64 = 2000;
+
 /// Opens the store (SQLite in the data folder, or PostgreSQL when `database_url` is
 /// set), recovers unfinished games, binds, and serves until stopped.
 pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
@@ -115,6 +121,7 @@ async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> a
     if shared {
         // Watchers here see other servers' moves within this interval.
         tokio::spawn(hub.clone().follow_watched(WATCH_POLL_MS));
+        tokio::spawn(hub.clone().claim_overdue(CLAIM_EVERY_MS, CLAIM_GRACE_MS));
     }
     if cfg.idle_evict_ms > 0 {
         tokio::spawn(hub.clone().evict_loop(cfg.idle_evict_ms));
