@@ -127,16 +127,10 @@ pub trait EventStore: Send + Sync + 'static {
     /// Only the last [`PROBE_SLOTS`] probes are kept.
     fn probe(&self, now_ms: u64, payload: &[u8]) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Whether other servers append to this store too, so that a game held in memory may
-    /// be behind it (see [`EventStore::last_seq`]). A store only this process writes
+    /// be behind it (see [`EventStore::load_since`]). A store only this process writes
     /// (the default) never is.
     fn is_shared(&self) -> bool {
         false
-    }
-    /// The last stored sequence number of a game (`None`: no such game). Asked, when the
-    /// store [`is_shared`](EventStore::is_shared), before a read of a game in memory and
-    /// after a command on it failed (a command's append is its own check).
-    fn last_seq(&self, game_id: &str) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send {
-        async move { Ok(self.load(game_id).await?.and_then(|g| g.events.last().map(|e| e.seq))) }
     }
     /// For a shared store, the lobby of every server (at most `limit` games in each list,
     /// newest first). `None` for a store only this process writes: its memory is the
@@ -144,6 +138,22 @@ pub trait EventStore: Send + Sync + 'static {
     fn lobby(&self, limit: usize) -> impl Future<Output = Result<Option<Lobby>, StoreError>> + Send {
         let _ = limit;
         async { Ok(None) }
+    }
+    /// A game with only its events after `after_seq` (and their request ids), and its
+    /// token hashes (`None`: no such game): how a server catches up with what another
+    /// appended, reading only what it lacks.
+    fn load_since(
+        &self,
+        game_id: &str,
+        after_seq: u64,
+    ) -> impl Future<Output = Result<Option<StoredGame>, StoreError>> + Send {
+        async move {
+            Ok(self.load(game_id).await?.map(|mut g| {
+                g.events.retain(|e| e.seq > after_seq);
+                g.responses.retain(|(_, seq)| *seq > after_seq);
+                g
+            }))
+        }
     }
     /// Games not finished whose wake-up ([`Append::wake_ms`]) is at or before `due_ms`,
     /// at most `limit`, claimed for the caller until `until_ms`: no other caller gets them
@@ -166,8 +176,8 @@ pub trait EventStore: Send + Sync + 'static {
         async move {
             let mut out = Vec::new();
             for id in game_ids {
-                if let Some(seq) = self.last_seq(id).await? {
-                    out.push((id.clone(), seq));
+                if let Some(last) = self.load(id).await?.and_then(|g| g.events.last().map(|e| e.seq)) {
+                    out.push((id.clone(), last));
                 }
             }
             Ok(out)

@@ -196,14 +196,6 @@ impl EventStore for PgStore {
         true
     }
 
-    async fn last_seq(&self, game_id: &str) -> Result<Option<u64>, StoreError> {
-        let seq: Option<i64> = sqlx::query_scalar("SELECT last_seq FROM games WHERE game_id = $1")
-            .bind(game_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(seq.map(|s| s as u64))
-    }
-
     async fn lobby(&self, limit: usize) -> Result<Option<Lobby>, StoreError> {
         let rows = |open: bool| {
             sqlx::query_as::<_, (String, String, i32, i32, String)>(
@@ -226,6 +218,28 @@ impl EventStore for PgStore {
             open: rows(true).await?.into_iter().map(row).collect(),
             playing: rows(false).await?.into_iter().map(row).collect(),
         }))
+    }
+
+    async fn load_since(&self, game_id: &str, after_seq: u64) -> Result<Option<StoredGame>, StoreError> {
+        // One round trip: the game's row, with its newer events if any.
+        let rows = sqlx::query(
+            "SELECT g.host_token_hash, g.guest_token_hash, e.seq, e.request_id, e.body
+             FROM games g LEFT JOIN events e ON e.game_id = g.game_id AND e.seq > $2
+             WHERE g.game_id = $1 ORDER BY e.seq",
+        )
+        .bind(game_id)
+        .bind(after_seq as i64)
+        .fetch_all(&self.pool)
+        .await?;
+        let Some(first) = rows.first() else { return Ok(None) };
+        let mut game = crate::Gathered::default();
+        game.game((), game_id.to_string(), first.get(0), first.get(1));
+        for row in &rows {
+            if let Some(seq) = row.get::<Option<i64>, _>(2) {
+                game.event(&(), seq as u64, row.get(3), row.get(4))?;
+            }
+        }
+        Ok(game.into_games().pop())
     }
 
     async fn claim_due(

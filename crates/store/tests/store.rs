@@ -87,6 +87,15 @@ async fn append_load_and_conflicts_on<S: EventStore>(store: S, reopen: impl Asyn
     assert_eq!(loaded.events.len(), 1 + join.len());
     assert_eq!(loaded.responses.len(), 2);
     assert!(store.load("nope").await.unwrap().is_none());
+    // Catching up reads what follows a sequence number, with its request ids and the
+    // game's token hashes.
+    let since = store.load_since("g1", 1).await.unwrap().unwrap();
+    assert_eq!(since.events, loaded.events[1..]);
+    assert_eq!(since.responses, [("req-1".to_string(), 2)]);
+    assert_eq!(since.host_token_hash.as_deref(), Some("h"));
+    let none_newer = store.load_since("g1", 1 + join.len() as u64).await.unwrap().unwrap();
+    assert!(none_newer.events.is_empty() && none_newer.responses.is_empty());
+    assert!(store.load_since("nope", 0).await.unwrap().is_none());
     store.heartbeat(42).await.unwrap();
     assert_eq!(store.last_heartbeat().await.unwrap(), Some(42));
     // Everything acknowledged is there after reopening.

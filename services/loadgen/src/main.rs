@@ -26,7 +26,9 @@ use weiqi_rules::{Move, Policy, Rules, State};
 #[derive(Parser, Clone)]
 #[command(name = "weiqi-loadgen", about = "Load generator for the weiqi game service")]
 struct Args {
-    /// Server address.
+    /// Server address; several, comma-separated, for servers sharing one database: the
+    /// connections are spread over them and the two players of a game use different ones
+    /// (so each server sees the other's moves on every game).
     #[arg(long, default_value = "http://127.0.0.1:50051")]
     addr: String,
     /// Concurrent games (one client task each).
@@ -81,10 +83,16 @@ fn authed<T>(msg: T, auth: &MetadataValue<tonic::metadata::Ascii>) -> tonic::Req
     r
 }
 
+/// The connections, spread over the servers in turn.
 async fn channels(args: &Args) -> anyhow::Result<Vec<Channel>> {
+    let addrs: Vec<&str> = args.addr.split(',').map(str::trim).collect();
     let mut out = Vec::new();
-    for _ in 0..args.connections.max(1) {
-        out.push(Endpoint::from_shared(args.addr.clone())?.connect().await?);
+    for k in 0..args.connections.max(addrs.len()) {
+        out.push(
+            Endpoint::from_shared(addrs[k % addrs.len()].to_string())?
+                .connect()
+                .await?,
+        );
     }
     Ok(out)
 }
@@ -93,7 +101,8 @@ async fn channels(args: &Args) -> anyhow::Result<Vec<Channel>> {
 /// (the rules engine picks them); after two passes both accept the score (untimed, like
 /// creating and joining) and a new game starts.
 struct Player {
-    client: GameServiceClient<Channel>,
+    /// Per seat (host, guest).
+    clients: [GameServiceClient<Channel>; 2],
     size: u32,
     game_id: String,
     auth: [MetadataValue<tonic::metadata::Ascii>; 2],
@@ -102,9 +111,9 @@ struct Player {
 }
 
 impl Player {
-    async fn new(client: GameServiceClient<Channel>, size: u32, seed: u64) -> anyhow::Result<Player> {
+    async fn new(clients: [GameServiceClient<Channel>; 2], size: u32, seed: u64) -> anyhow::Result<Player> {
         let mut p = Player {
-            client,
+            clients,
             size,
             game_id: String::new(),
             auth: [bearer("")?, bearer("")?],
@@ -120,8 +129,7 @@ impl Player {
             board_size: self.size,
             ..Default::default()
         };
-        let c = self
-            .client
+        let c = self.clients[0]
             .create_game(pb::CreateGameRequest {
                 settings: Some(settings),
                 request_id: String::new(),
@@ -129,8 +137,7 @@ impl Player {
             })
             .await?
             .into_inner();
-        let j = self
-            .client
+        let j = self.clients[1]
             .join_game(pb::JoinGameRequest {
                 game_id: c.game_id.clone(),
                 request_id: String::new(),
@@ -147,13 +154,13 @@ impl Player {
     /// Both players accept the referee's dead stones, so the game ends (and leaves the
     /// server's memory) as a real one would.
     async fn finish(&mut self) -> anyhow::Result<()> {
-        for auth in self.auth.clone() {
+        for (client, auth) in self.clients.iter_mut().zip(self.auth.clone()) {
             let m = pb::Mutation {
                 game_id: self.game_id.clone(),
                 request_id: String::new(),
                 expected_move_number: None,
             };
-            self.client
+            client
                 .accept_score(authed(pb::AcceptScoreRequest { mutation: Some(m) }, &auth))
                 .await?;
         }
@@ -170,7 +177,9 @@ impl Player {
             })
             .await?;
         }
-        let token = &self.auth[self.state.to_move().index()];
+        // (The host plays Black: seat and colour share an index.)
+        let seat = self.state.to_move().index();
+        let token = &self.auth[seat];
         let mv = self.state.choose_random(Policy::Light, &mut self.rng);
         let rid = format!("lg-{}", seq.fetch_add(1, Ordering::Relaxed));
         let mutation = Some(pb::Mutation {
@@ -189,10 +198,10 @@ impl Player {
                     }),
                     lag_ms: 0,
                 };
-                self.client.play(authed(req, token)).await?;
+                self.clients[seat].play(authed(req, token)).await?;
             }
             Move::Pass => {
-                self.client
+                self.clients[seat]
                     .pass(authed(pb::PassRequest { mutation, lag_ms: 0 }, token))
                     .await?;
             }
@@ -222,10 +231,13 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     if !ping {
         // Setup (not measured): every task gets its game.
         let mut setup = Vec::new();
+        // With several servers the guest's connection is the next one, on the next server.
+        let guest_offset = usize::from(args.addr.contains(','));
         for i in 0..args.games {
-            let client = GameServiceClient::new(chans[i % chans.len()].clone());
+            let client = |k: usize| GameServiceClient::new(chans[k % chans.len()].clone());
+            let clients = [client(i), client(i + guest_offset)];
             let size = args.size;
-            setup.push(tokio::spawn(async move { Player::new(client, size, i as u64).await }));
+            setup.push(tokio::spawn(async move { Player::new(clients, size, i as u64).await }));
         }
         for s in setup {
             players.push(s.await??);

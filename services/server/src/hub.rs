@@ -490,40 +490,54 @@ impl<S: EventStore> Hub<S> {
         // The single writer answers in order: once a later write is through, the
         // interrupted append is either committed or refused.
         self.store.heartbeat(self.time.now_ms()).await.map_err(store_error)?;
-        let stored = self
+        // The log in memory only grows after the store acknowledged: it is a prefix of the
+        // stored one, and its fold is the game as last acknowledged. From there, what the
+        // store holds beyond it (the interrupted append, if it went through; other
+        // servers' appends) is applied as it would have been.
+        entry.game = Game::from_events(&entry.log).map_err(|e| Status::internal(e.to_string()))?;
+        entry.stale = false;
+        warn!(game_id = %game_id, seq = entry.game.seq(), "reloading from the store (an interrupted command)");
+        self.fast_forward(game_id, entry).await?;
+        Ok(())
+    }
+
+    /// Applies to a game in memory (as acknowledged) the events the store holds beyond
+    /// it, reading only those, and publishes them to its watchers. Returns whether there
+    /// were any.
+    async fn fast_forward(self: &Arc<Self>, game_id: &str, entry: &mut Entry) -> Result<bool, Status> {
+        let newer = self
             .store
-            .load(game_id)
+            .load_since(game_id, entry.game.seq())
             .await
             .map_err(store_error)?
             .ok_or_else(|| Status::internal(format!("game {game_id:?} is missing from the store")))?;
-        let fresh = Entry::from_stored(stored).map_err(|e| Status::internal(e.to_string()))?;
-        let corrupt = |e: weiqi_game::Corrupt| Status::internal(e.to_string());
-        // The log in memory only grows after the store acknowledged: it is a prefix of the
-        // stored one, and its fold is the game as last acknowledged.
-        let mut acknowledged = Game::from_events(&entry.log).map_err(corrupt)?;
-        let finished_before = acknowledged.phase() == Phase::Finished;
-        // Watchers get what was committed without them.
-        if entry.tx.receiver_count() > 0 {
-            for e in fresh.log.iter().skip(entry.log.len()) {
-                acknowledged.apply(e).map_err(corrupt)?;
+        if newer.events.is_empty() {
+            return Ok(false);
+        }
+        let finished_before = entry.game.phase() == Phase::Finished;
+        // Until every event is applied the game is not as stored: were one refused (a
+        // corrupt log), the next use would start over from the log.
+        entry.stale = true;
+        for e in newer.events {
+            entry.game.apply(&e).map_err(|e| Status::internal(e.to_string()))?;
+            if entry.tx.receiver_count() > 0 {
                 let _ = entry
                     .tx
-                    .send(Arc::new((e.clone(), convert::state_to(game_id, &acknowledged, e.at))));
+                    .send(Arc::new((e.clone(), convert::state_to(game_id, &entry.game, e.at))));
             }
+            entry.log.push(e);
         }
-        entry.game = fresh.game;
-        entry.listing.update(&entry.game);
-        entry.log = fresh.log;
-        entry.requests = fresh.requests;
-        entry.host_hash = fresh.host_hash;
-        entry.guest_hash = fresh.guest_hash;
         entry.stale = false;
-        warn!(game_id = %game_id, seq = entry.game.seq(), "reloaded from the store (an interrupted command, or another server's)");
+        entry.requests.extend(newer.responses);
+        entry.host_hash = newer.host_token_hash;
+        entry.guest_hash = newer.guest_token_hash;
+        entry.listing.update(&entry.game);
+        debug!(game_id = %game_id, seq = entry.game.seq(), "caught up with the store");
         if !finished_before && entry.game.phase() == Phase::Finished {
             self.ended(game_id);
         }
         self.schedule(game_id, entry);
-        Ok(())
+        Ok(true)
     }
 
     /// A game just ended: counted, and out of memory. Only games in progress live there; a
@@ -816,12 +830,11 @@ impl<S: EventStore> Hub<S> {
         if !self.store.is_shared() {
             return Ok(false);
         }
-        let stored = self.store.last_seq(game_id).await.map_err(store_error)?;
-        if !entry.stale && stored == Some(entry.game.seq()) {
-            return Ok(false);
+        if entry.stale {
+            self.heal(game_id, entry).await?;
+            return Ok(true);
         }
-        self.heal(game_id, entry).await?;
-        Ok(true)
+        self.fast_forward(game_id, entry).await
     }
 
     async fn command_locked(
