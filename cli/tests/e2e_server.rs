@@ -164,6 +164,15 @@ async fn play(
     Ok(r.into_inner().result.unwrap())
 }
 
+/// A game nobody has joined yet (its id).
+async fn open_game(c: &mut GameServiceClient<Channel>) -> String {
+    c.create_game(pb::CreateGameRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .game_id
+}
+
 /// A move with a request id and the move number the player expects.
 async fn play_as(
     c: &mut GameServiceClient<Channel>,
@@ -926,8 +935,15 @@ impl SharedDatabase {
 
     /// Starts (or restarts) the server `replica` on the database, with a data folder of its own.
     fn replica(&self, replica: &str) -> Server {
+        self.replica_with(replica, &[])
+    }
+
+    /// As [`SharedDatabase::replica`], with more settings.
+    fn replica_with(&self, replica: &str, env: &[(&str, &str)]) -> Server {
         let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-pg-{}-{replica}", std::process::id(), self.name));
-        Server::start_with(dir, &[("WEIQI__DATABASE_URL", self.url.as_str())])
+        let mut env = env.to_vec();
+        env.push(("WEIQI__DATABASE_URL", self.url.as_str()));
+        Server::start_with(dir, &env)
     }
 }
 
@@ -988,12 +1004,7 @@ async fn postgres_replicas_share_games() {
     assert_eq!(seen.event.unwrap().point, pt(6, 6));
     // The lobby is every replica's: B lists an open game created on A, and the game in
     // play at its current move.
-    let open = ca
-        .create_game(pb::CreateGameRequest::default())
-        .await
-        .unwrap()
-        .into_inner()
-        .game_id;
+    let open = open_game(&mut ca).await;
     let lobby = cb
         .list_games(pb::ListGamesRequest::default())
         .await
@@ -1050,4 +1061,36 @@ async fn postgres_overdue_game_of_a_crashed_replica_ends_on_time() {
         (pb::EndReason::Time as i32, pb::Color::White as i32)
     );
     assert!(st.black_clock.unwrap().flagged);
+}
+
+/// With PostgreSQL, an open game nobody joins is cancelled even when its server is gone:
+/// another replica, which never held it, claims and cancels it once it is too old.
+#[tokio::test]
+async fn postgres_open_game_of_a_crashed_replica_expires() {
+    let Some(db) = SharedDatabase::new("open_ttl").await else {
+        return;
+    };
+    let ttl = [("WEIQI__OPEN_GAME_TTL_MS", "1500")];
+    let (a, b) = (db.replica_with("a", &ttl), db.replica_with("b", &ttl));
+    let mut ca = a.client().await;
+    let open = open_game(&mut ca).await;
+    let _ = a.crash();
+    // B's lobby is read from the database (listing loads no game into B's memory).
+    let mut cb = b.client().await;
+    let started = std::time::Instant::now();
+    loop {
+        let lobby = cb
+            .list_games(pb::ListGamesRequest::default())
+            .await
+            .unwrap()
+            .into_inner();
+        if lobby.open.is_empty() {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "still open: {lobby:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let st = state(&mut cb, &open).await;
+    assert_eq!(st.phase, pb::Phase::Finished as i32);
+    assert_eq!(st.result.unwrap().reason, pb::EndReason::Cancelled as i32);
 }

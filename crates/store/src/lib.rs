@@ -73,7 +73,7 @@ pub struct Append {
     pub move_number: u32,
     /// When the game next changes without a command (a clock running out, a byo-yomi
     /// announcement), after these events: a shared store lets another server end the game
-    /// on time when the one holding it is gone ([`EventStore::claim_due`]).
+    /// on time when the one holding it is gone ([`EventStore::claim`]).
     pub wake_ms: Option<u64>,
     pub now_ms: u64,
 }
@@ -155,19 +155,18 @@ pub trait EventStore: Send + Sync + 'static {
             }))
         }
     }
-    /// Games not finished whose wake-up ([`Append::wake_ms`]) is at or before `due_ms`,
-    /// at most `limit`, claimed for the caller until `until_ms`: no other caller gets them
-    /// before then. How the servers sharing a store end games on time whose server is
-    /// gone (or never held them). A store only this process writes has none: its server
-    /// holds every game in progress, with its timer.
-    fn claim_due(
+    /// The games not finished that `what` selects, at most `limit`, claimed for the
+    /// caller until `until_ms`: no other caller gets them before then. How the servers
+    /// sharing a store act on the games of a server that is gone (or never held them). A
+    /// store only this process writes has none: its server holds every game not finished.
+    fn claim(
         &self,
-        due_ms: u64,
+        what: Claim,
         now_ms: u64,
         until_ms: u64,
         limit: usize,
     ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send {
-        let _ = (due_ms, now_ms, until_ms, limit);
+        let _ = (what, now_ms, until_ms, limit);
         async { Ok(Vec::new()) }
     }
     /// The last stored sequence numbers of several games at once (games not stored are
@@ -183,6 +182,16 @@ pub trait EventStore: Send + Sync + 'static {
             Ok(out)
         }
     }
+}
+
+/// Which games [`EventStore::claim`] claims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// Those whose wake-up ([`Append::wake_ms`]) is at or before this time: to be ticked
+    /// (a clock ran out).
+    Overdue { due_ms: u64 },
+    /// Those waiting for an opponent since this time or earlier: to be cancelled.
+    OpenSince { created_ms: u64 },
 }
 
 /// How many probe rows a store keeps (older ones are overwritten).

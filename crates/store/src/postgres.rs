@@ -20,7 +20,7 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Connection, PgConnection, Row};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
-use crate::{Append, EventStore, Lobby, LobbyRow, StoreError, StoredGame};
+use crate::{Append, Claim, EventStore, Lobby, LobbyRow, StoreError, StoredGame};
 
 /// The phase name of a game waiting for an opponent, as the summaries store it.
 const WAITING: &str = "PHASE_WAITING_FOR_OPPONENT";
@@ -49,7 +49,7 @@ const SCHEMA: &[&str] = &[
     "ALTER TABLE games ADD COLUMN IF NOT EXISTS created_ms BIGINT NOT NULL DEFAULT 0",
     "CREATE INDEX IF NOT EXISTS games_lobby ON games (created_ms DESC) WHERE NOT finished",
     // A game's next wake-up (clock), and until when a server has claimed it to act on it
-    // (`claim_due`).
+    // (`EventStore::claim`).
     "ALTER TABLE games ADD COLUMN IF NOT EXISTS wake_ms BIGINT",
     "ALTER TABLE games ADD COLUMN IF NOT EXISTS claimed_until_ms BIGINT NOT NULL DEFAULT 0",
     "CREATE INDEX IF NOT EXISTS games_wake ON games (wake_ms) WHERE NOT finished AND wake_ms IS NOT NULL",
@@ -242,28 +242,29 @@ impl EventStore for PgStore {
         Ok(game.into_games().pop())
     }
 
-    async fn claim_due(
-        &self,
-        due_ms: u64,
-        now_ms: u64,
-        until_ms: u64,
-        limit: usize,
-    ) -> Result<Vec<String>, StoreError> {
+    async fn claim(&self, what: Claim, now_ms: u64, until_ms: u64, limit: usize) -> Result<Vec<String>, StoreError> {
+        let (condition, bound) = match what {
+            Claim::Overdue { due_ms } => ("wake_ms <= $1 ORDER BY wake_ms".to_string(), due_ms),
+            Claim::OpenSince { created_ms } => (
+                format!("phase = '{WAITING}' AND created_ms <= $1 ORDER BY created_ms"),
+                created_ms,
+            ),
+        };
         // SKIP LOCKED: servers claiming at the same moment split the games instead of
         // waiting for each other.
-        Ok(sqlx::query_scalar(
+        let sql = format!(
             "UPDATE games SET claimed_until_ms = $3 WHERE game_id IN (
-               SELECT game_id FROM games
-               WHERE NOT finished AND wake_ms <= $1 AND claimed_until_ms <= $2
-               ORDER BY wake_ms LIMIT $4 FOR UPDATE SKIP LOCKED)
-             RETURNING game_id",
-        )
-        .bind(due_ms as i64)
-        .bind(now_ms as i64)
-        .bind(until_ms as i64)
-        .bind(limit as i64)
-        .fetch_all(&self.pool)
-        .await?)
+               SELECT game_id FROM games WHERE NOT finished AND claimed_until_ms <= $2 AND {condition}
+               LIMIT $4 FOR UPDATE SKIP LOCKED)
+             RETURNING game_id"
+        );
+        Ok(sqlx::query_scalar(&sql)
+            .bind(bound as i64)
+            .bind(now_ms as i64)
+            .bind(until_ms as i64)
+            .bind(limit as i64)
+            .fetch_all(&self.pool)
+            .await?)
     }
 
     async fn last_seqs(&self, game_ids: &[String]) -> Result<Vec<(String, u64)>, StoreError> {

@@ -4,7 +4,7 @@
 //! `WEIQI_REQUIRE_POSTGRES=1` so that a missing server fails instead of skipping).
 
 use weiqi_game::{Actor, Command, Event, Game, Settings};
-use weiqi_store::{Append, EventStore, PgStore, SqliteStore, StoreError, Summary};
+use weiqi_store::{Append, Claim, EventStore, PgStore, SqliteStore, StoreError, Summary};
 
 fn summary() -> Summary {
     Summary {
@@ -451,18 +451,75 @@ async fn postgres_overdue_games_are_claimed_once() {
         a.append(created).await.unwrap();
     }
     // Due by 1,450 ms: g0..g4. Two servers claim at once and split them.
-    let (x, y) = tokio::join!(a.claim_due(1450, 1500, 5000, 100), b.claim_due(1450, 1500, 5000, 100));
+    let (x, y) = tokio::join!(
+        a.claim(Claim::Overdue { due_ms: 1450 }, 1500, 5000, 100),
+        b.claim(Claim::Overdue { due_ms: 1450 }, 1500, 5000, 100)
+    );
     let mut both: Vec<String> = x.unwrap().into_iter().chain(y.unwrap()).collect();
     both.sort();
     assert_eq!(both, ["g0", "g1", "g2", "g3", "g4"]);
     // Claimed until 5,000 ms: nobody gets them again before then, then someone does.
-    assert!(b.claim_due(1450, 4999, 9000, 100).await.unwrap().is_empty());
-    assert_eq!(b.claim_due(1450, 5000, 9000, 100).await.unwrap().len(), 5);
+    assert!(
+        b.claim(Claim::Overdue { due_ms: 1450 }, 4999, 9000, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        b.claim(Claim::Overdue { due_ms: 1450 }, 5000, 9000, 100)
+            .await
+            .unwrap()
+            .len(),
+        5
+    );
     // An append moves the wake-up: g5, due now, is put off.
     let join = joined(&created(), 5);
     let mut moved = append("g5", 1, join);
     moved.wake_ms = Some(60_000);
     a.append(moved).await.unwrap();
-    assert_eq!(a.claim_due(1550, 5000, 9000, 100).await.unwrap(), Vec::<String>::new());
-    assert_eq!(a.claim_due(1650, 5000, 9000, 1).await.unwrap(), ["g6"]);
+    assert_eq!(
+        a.claim(Claim::Overdue { due_ms: 1550 }, 5000, 9000, 100).await.unwrap(),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        a.claim(Claim::Overdue { due_ms: 1650 }, 5000, 9000, 1).await.unwrap(),
+        ["g6"]
+    );
+}
+
+/// Open games nobody joined are claimed by one server at a time once old enough.
+#[tokio::test]
+async fn postgres_stale_open_games_are_claimed_once() {
+    let Some(url) = pg("open_claims").await else { return };
+    let store = PgStore::open(&url).await.unwrap();
+    for (id, created_ms, phase) in [
+        ("old", 1000, "PHASE_WAITING_FOR_OPPONENT"),
+        ("new", 5000, "PHASE_WAITING_FOR_OPPONENT"),
+        ("playing", 1000, "PHASE_PLAYING"),
+    ] {
+        let mut a = append(id, 0, created());
+        a.now_ms = created_ms;
+        a.summary.as_mut().unwrap().phase = phase.into();
+        store.append(a).await.unwrap();
+    }
+    assert_eq!(
+        store
+            .claim(Claim::OpenSince { created_ms: 2000 }, 10, 100, 100)
+            .await
+            .unwrap(),
+        ["old"]
+    );
+    assert!(
+        store
+            .claim(Claim::OpenSince { created_ms: 2000 }, 50, 100, 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let mut both = store
+        .claim(Claim::OpenSince { created_ms: 9000 }, 100, 200, 100)
+        .await
+        .unwrap();
+    both.sort();
+    assert_eq!(both, ["new", "old"]);
 }

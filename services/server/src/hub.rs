@@ -14,7 +14,7 @@ use tonic::{Code, Status};
 use tracing::{debug, info, warn};
 use weiqi_game::{Actor, Command, Event, Game, Ms, Parity, Phase, Seat, Settings};
 use weiqi_proto::v1 as pb;
-use weiqi_store::{Append, EventStore, StoreError, Summary};
+use weiqi_store::{Append, Claim, EventStore, StoreError, Summary};
 
 use crate::auth;
 use crate::convert;
@@ -401,7 +401,14 @@ impl<S: EventStore> Hub<S> {
             let now = self.time.now_ms();
             let due = match self
                 .store
-                .claim_due(now.saturating_sub(grace_ms), now, now + CLAIM_LEASE_MS, 100)
+                .claim(
+                    Claim::Overdue {
+                        due_ms: now.saturating_sub(grace_ms),
+                    },
+                    now,
+                    now + CLAIM_LEASE_MS,
+                    100,
+                )
                 .await
             {
                 Ok(due) => due,
@@ -588,7 +595,7 @@ impl<S: EventStore> Hub<S> {
     /// Returns how many it cancelled. (A game joined meanwhile refuses the cancel.)
     pub async fn cancel_stale_open(self: &Arc<Self>, ttl_ms: Ms) -> usize {
         let now = self.time.now_ms();
-        let stale: Vec<String> = self
+        let mut stale: Vec<String> = self
             .games
             .read()
             .expect("lock")
@@ -599,6 +606,30 @@ impl<S: EventStore> Hub<S> {
             })
             .map(|(id, _)| id.clone())
             .collect();
+        // With a shared store, other servers' open games too (one that is gone cannot
+        // cancel its own), claimed so that servers do not all load the same ones.
+        let created_before = now.saturating_sub(ttl_ms);
+        match self
+            .store
+            .claim(
+                Claim::OpenSince {
+                    created_ms: created_before,
+                },
+                now,
+                now + CLAIM_LEASE_MS,
+                100,
+            )
+            .await
+        {
+            Ok(claimed) => {
+                for id in claimed {
+                    if !stale.contains(&id) {
+                        stale.push(id);
+                    }
+                }
+            }
+            Err(e) => warn!(error = %e, "claiming other servers' open games"),
+        }
         let mut cancelled = 0;
         for id in stale {
             match self
