@@ -439,6 +439,10 @@ impl<S: EventStore> Hub<S> {
             if let Err(e) = self.store.heartbeat(self.time.now_ms()).await {
                 warn!(error = %e, "heartbeat failed");
             }
+            // (Sampled here too: games come into memory and leave it by several paths,
+            // idle eviction and loads on demand among them.)
+            let held = self.games.read().expect("lock").len();
+            self.metrics.games_active.set(held as i64);
             if !sleep_unless_stopped(&mut shutdown, std::time::Duration::from_millis(every_ms.max(10))).await {
                 return;
             }
@@ -551,9 +555,9 @@ impl<S: EventStore> Hub<S> {
     /// finished one is loaded from the store when asked for (its watchers keep its entry
     /// until they leave).
     fn ended(&self, game_id: &str) {
-        self.metrics.games_finished.inc();
-        self.metrics.games_active.dec();
-        self.games.write().expect("lock").remove(game_id);
+        let mut games = self.games.write().expect("lock");
+        games.remove(game_id);
+        self.metrics.games_active.set(games.len() as i64);
     }
 
     /// Drops from memory the games in progress that nobody has touched for `idle_ms`, have
@@ -743,12 +747,11 @@ impl<S: EventStore> Hub<S> {
         let state = convert::state_to(&game_id, &next, now);
         let mut entry = Entry::new(next, events);
         entry.host_hash = Some(host_hash);
-        self.games
-            .write()
-            .expect("lock")
-            .insert(game_id.clone(), Slot::new(entry));
+        let mut games = self.games.write().expect("lock");
+        games.insert(game_id.clone(), Slot::new(entry));
+        self.metrics.games_active.set(games.len() as i64);
+        drop(games);
         self.metrics.games_created.inc();
-        self.metrics.games_active.inc();
         info!(game_id = %game_id, "game created");
         Ok((game_id, token, state))
     }
@@ -996,6 +999,9 @@ impl<S: EventStore> Hub<S> {
             entry.requests.insert(id, events_first);
         }
         if !was_finished && entry.game.phase() == Phase::Finished {
+            // (Counted by the server whose append ended it: with a shared store the others
+            // learn of it by catching up, and the sum over servers counts it once.)
+            self.metrics.games_finished.inc();
             self.ended(game_id);
         }
         for b in published {

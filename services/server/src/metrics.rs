@@ -18,8 +18,10 @@ impl Metrics {
         let registry = Registry::new_custom(Some("weiqi".into()), None).expect("registry");
         let moves = IntCounter::new("moves_total", "Stones placed and passes played").expect("metric");
         let games_created = IntCounter::new("games_created_total", "Games created").expect("metric");
-        let games_finished = IntCounter::new("games_finished_total", "Games finished").expect("metric");
-        let games_active = IntGauge::new("games_active", "Unfinished games in memory").expect("metric");
+        let games_finished =
+            IntCounter::new("games_finished_total", "Games finished by this server's appends").expect("metric");
+        let games_active =
+            IntGauge::new("games_active", "Unfinished games held in this server's memory").expect("metric");
         let open_streams = IntGauge::new("open_streams", "Open WatchGame streams").expect("metric");
         let rpc_seconds = HistogramVec::new(
             HistogramOpts::from(Opts::new("rpc_duration_seconds", "RPC latency by method")).buckets(vec![

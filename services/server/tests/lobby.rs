@@ -99,4 +99,10 @@ async fn the_lobby_never_waits_for_a_busy_game_and_shows_the_newest_first() {
         .unwrap();
     let lobby = list(&svc, 10).await;
     assert_eq!(ids(&lobby.playing), [created[1].as_str(), created[0].as_str()]);
+    // The metrics follow: five created, one finished, four held in memory.
+    let m = &hub.metrics;
+    assert_eq!(
+        (m.games_created.get(), m.games_finished.get(), m.games_active.get()),
+        (5, 1, 4)
+    );
 }
