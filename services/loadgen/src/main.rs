@@ -43,6 +43,10 @@ struct Args {
     /// Board size of the games.
     #[arg(long, default_value_t = 9)]
     size: u32,
+    /// Play under a Fischer clock of this many seconds (plus 10 s a move), as timed
+    /// games do (each move re-arms the game's timer on the server); 0 for no clock.
+    #[arg(long, default_value_t = 0)]
+    clock_s: u64,
     /// Also measure Ping and durable Ping first, as the ceilings.
     #[arg(long)]
     compare: bool,
@@ -103,7 +107,8 @@ async fn channels(args: &Args) -> anyhow::Result<Vec<Channel>> {
 struct Player {
     /// Per seat (host, guest).
     clients: [GameServiceClient<Channel>; 2],
-    size: u32,
+    /// Every game's settings.
+    settings: pb::GameSettings,
     game_id: String,
     auth: [MetadataValue<tonic::metadata::Ascii>; 2],
     state: State,
@@ -111,10 +116,15 @@ struct Player {
 }
 
 impl Player {
-    async fn new(clients: [GameServiceClient<Channel>; 2], size: u32, seed: u64) -> anyhow::Result<Player> {
+    async fn new(
+        clients: [GameServiceClient<Channel>; 2],
+        settings: pb::GameSettings,
+        seed: u64,
+    ) -> anyhow::Result<Player> {
+        let size = settings.board_size;
         let mut p = Player {
             clients,
-            size,
+            settings,
             game_id: String::new(),
             auth: [bearer("")?, bearer("")?],
             state: State::new(size as u8, Rules::default())?,
@@ -125,10 +135,7 @@ impl Player {
     }
 
     async fn new_game(&mut self) -> anyhow::Result<()> {
-        let settings = pb::GameSettings {
-            board_size: self.size,
-            ..Default::default()
-        };
+        let settings = self.settings.clone();
         let c = self.clients[0]
             .create_game(pb::CreateGameRequest {
                 settings: Some(settings),
@@ -147,7 +154,7 @@ impl Player {
             .into_inner();
         self.game_id = c.game_id;
         self.auth = [bearer(&c.seat_token)?, bearer(&j.seat_token)?];
-        self.state = State::new(self.size as u8, Rules::default())?;
+        self.state = State::new(self.settings.board_size as u8, Rules::default())?;
         Ok(())
     }
 
@@ -231,13 +238,26 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     if !ping {
         // Setup (not measured): every task gets its game.
         let mut setup = Vec::new();
+        let settings = pb::GameSettings {
+            board_size: args.size,
+            time_control: (args.clock_s > 0).then(|| pb::TimeControl {
+                kind: Some(pb::time_control::Kind::Fischer(pb::time_control::Fischer {
+                    main_ms: args.clock_s * 1000,
+                    increment_ms: 10_000,
+                    cap_ms: None,
+                })),
+            }),
+            ..Default::default()
+        };
         // With several servers the guest's connection is the next one, on the next server.
         let guest_offset = usize::from(args.addr.contains(','));
         for i in 0..args.games {
             let client = |k: usize| GameServiceClient::new(chans[k % chans.len()].clone());
             let clients = [client(i), client(i + guest_offset)];
-            let size = args.size;
-            setup.push(tokio::spawn(async move { Player::new(clients, size, i as u64).await }));
+            let settings = settings.clone();
+            setup.push(tokio::spawn(
+                async move { Player::new(clients, settings, i as u64).await },
+            ));
         }
         for s in setup {
             players.push(s.await??);
