@@ -387,7 +387,8 @@ async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
         }
         // One append per game in a statement (the `games` row is the check); a second one
         // for the same game waits for the next statement. (A server holds each game's lock
-        // while it appends, so this only happens with other users of the store.)
+        // while it appends: two appends of one game meet only when a call was cancelled
+        // with its append on the way, and the next command on the game followed it.)
         while !group.is_empty() {
             let mut seen = HashSet::new();
             let (now, later): (Vec<Job>, Vec<Job>) =
@@ -408,7 +409,8 @@ async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
                 // The statement failed as a whole (a deadlock with another replica's group,
                 // a lost connection): each append is tried on its own, so one bad append
                 // fails alone.
-                Err(_) if appends.len() > 1 => {
+                Err(e) if appends.len() > 1 => {
+                    tracing::warn!(error = %e, appends = appends.len(), "a group of appends failed; trying each alone");
                     let mut each = Vec::with_capacity(appends.len());
                     for one in &appends {
                         each.push(match append_group(&pool, std::slice::from_ref(one)).await {
