@@ -199,6 +199,14 @@ pub const PROBE_SLOTS: u64 = 1024;
 
 /// The events of an append as the JSON bodies both databases store.
 fn bodies(a: &Append) -> Result<Vec<String>, StoreError> {
+    // The events number on from the expected sequence number: an append that breaks this
+    // is refused on its own, before it could fail a whole group commit.
+    if (1..).zip(&a.events).any(|(k, e)| e.seq != a.expected_seq + k) {
+        return Err(StoreError::Corrupt {
+            game_id: a.game_id.clone(),
+            why: format!("the events of an append must number on from {}", a.expected_seq),
+        });
+    }
     a.events
         .iter()
         .map(serde_json::to_string)

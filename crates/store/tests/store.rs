@@ -76,17 +76,26 @@ async fn append_load_and_conflicts_on<S: EventStore>(store: S, reopen: impl Asyn
         store.append(append("g1", 0, events.clone())).await,
         Err(StoreError::Conflict { .. })
     ));
-    // Appending at a stale seq conflicts; the right one succeeds.
+    // The right append succeeds; the same again, now at a stale seq, conflicts.
     let join = joined(&events, 5);
-    assert!(matches!(
-        store.append(append("g1", 0, join.clone())).await,
-        Err(StoreError::Conflict { .. })
-    ));
     store.append(append("g1", 1, join.clone())).await.unwrap();
+    assert!(matches!(
+        store.append(append("g1", 1, join.clone())).await,
+        Err(StoreError::Conflict { expected: 1, .. })
+    ));
     let loaded = store.load("g1").await.unwrap().unwrap();
     assert_eq!(loaded.events.len(), 1 + join.len());
     assert_eq!(loaded.responses.len(), 2);
     assert!(store.load("nope").await.unwrap().is_none());
+    // Events that do not number on from the expected sequence number are refused, and
+    // nothing is stored.
+    let mut gap = joined(&events, 6);
+    gap[0].seq += 1;
+    assert!(matches!(
+        store.append(append("g1", 1 + join.len() as u64, gap)).await,
+        Err(StoreError::Corrupt { .. })
+    ));
+    assert_eq!(store.load("g1").await.unwrap().unwrap().events, loaded.events);
     // Catching up reads what follows a sequence number, with its request ids and the
     // game's token hashes.
     let since = store.load_since("g1", 1).await.unwrap().unwrap();
@@ -253,10 +262,10 @@ async fn migrates_databases_keyed_by_game_id() {
     // The game goes on; a new game gets its own key.
     let join = joined(&g.events, 2);
     let total = 1 + join.len();
-    store.append(append("old", 1, join)).await.unwrap();
+    store.append(append("old", 1, join.clone())).await.unwrap();
     store.append(append("new", 0, created())).await.unwrap();
     assert!(matches!(
-        store.append(append("old", 1, created())).await,
+        store.append(append("old", 1, join)).await,
         Err(StoreError::Conflict { .. })
     ));
     drop(store);
@@ -522,4 +531,34 @@ async fn postgres_stale_open_games_are_claimed_once() {
         .unwrap();
     both.sort();
     assert_eq!(both, ["new", "old"]);
+}
+
+/// A group of PostgreSQL appends that fails as a whole (here one request id PostgreSQL
+/// cannot store) is tried append by append: only the bad one fails.
+#[tokio::test]
+async fn postgres_a_bad_append_fails_alone() {
+    let Some(url) = pg("bad_append").await else { return };
+    let store = PgStore::open(&url).await.unwrap();
+    for i in 0..40 {
+        store.append(append(&format!("g{i}"), 0, created())).await.unwrap();
+    }
+    let join = joined(&created(), 5);
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        let (s, join) = (store.clone(), join.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut a = append(&format!("g{i}"), 1, join);
+            a.request_id = Some(if i == 7 { "nul\0".into() } else { format!("join-{i}") });
+            s.append(a).await
+        }));
+    }
+    for (i, t) in tasks.into_iter().enumerate() {
+        match (i, t.await.unwrap()) {
+            (7, Err(StoreError::Db(_))) => {}
+            (7, other) => panic!("the bad append: {other:?}"),
+            (_, r) => r.unwrap(),
+        }
+    }
+    assert_eq!(store.load("g7").await.unwrap().unwrap().events.len(), 1);
+    assert_eq!(store.load("g8").await.unwrap().unwrap().events.len(), 1 + join.len());
 }

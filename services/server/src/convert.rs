@@ -15,6 +15,27 @@ pub const DOMAIN: &str = "weiqi.v1";
 /// Trailing metadata key that carries the current state of a stale call.
 pub const STATE_TRAILER: &str = "weiqi-game-state-bin";
 
+/// A client's request id: at most 128 characters, none of them control characters (a
+/// NUL cannot even be stored in a PostgreSQL text column).
+pub fn request_id(id: &str) -> Result<(), Status> {
+    if id.len() > 128 || id.chars().any(char::is_control) {
+        return Err(invalid(
+            "request_id is at most 128 characters, with no control characters",
+        ));
+    }
+    Ok(())
+}
+
+/// A game id as clients may send it: 1 to 64 characters, none of them control characters.
+pub fn game_id(id: &str) -> Result<(), Status> {
+    if id.is_empty() || id.len() > 64 || id.chars().any(char::is_control) {
+        return Err(invalid(
+            "a game id is required (at most 64 characters, no control characters)",
+        ));
+    }
+    Ok(())
+}
+
 pub fn invalid(msg: impl Into<String>) -> Status {
     let msg = msg.into();
     Status::with_error_details(
@@ -439,5 +460,19 @@ mod tests {
             assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
         }
         assert_eq!(super::parity_from(7).unwrap_err().code(), tonic::Code::InvalidArgument);
+    }
+
+    /// Request and game ids: bounded, and no control characters (PostgreSQL cannot store
+    /// a NUL; before this check such a request id failed as INTERNAL there).
+    #[test]
+    fn ids_are_checked() {
+        for (ok, id) in [(true, "retry-1"), (false, "a\0b"), (false, "tab\t"), (true, "é")] {
+            assert_eq!(super::request_id(id).is_ok(), ok, "{id:?}");
+            assert_eq!(super::game_id(id).is_ok(), ok, "{id:?}");
+        }
+        assert!(super::request_id("").is_ok());
+        assert!(super::game_id("").is_err());
+        assert!(super::request_id(&"x".repeat(129)).is_err());
+        assert!(super::game_id(&"x".repeat(65)).is_err());
     }
 }

@@ -460,9 +460,7 @@ impl<S: EventStore> Hub<S> {
         if let Some(slot) = self.games.read().expect("lock").get(game_id) {
             return Ok(slot.entry.clone());
         }
-        if game_id.is_empty() || game_id.len() > 64 {
-            return Err(convert::invalid("a game id is required (at most 64 characters)"));
-        }
+        convert::game_id(game_id)?;
         // Boxed: a cold path, kept out of every command's future (see `lock`).
         let stored = Box::pin(self.store.load(game_id)).await.map_err(store_error)?;
         let Some(sg) = stored else {

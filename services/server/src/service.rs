@@ -38,9 +38,7 @@ impl<S: EventStore> GameSvc<S> {
         make: impl Fn(u8) -> Result<Command, Status>,
     ) -> Result<pb::CommandResult, Status> {
         let m = m.ok_or_else(|| convert::invalid("mutation (game_id, request_id) is required"))?;
-        if m.request_id.len() > 128 {
-            return Err(convert::invalid("request_id is at most 128 characters"));
-        }
+        convert::request_id(&m.request_id)?;
         let token = auth::bearer(req.metadata());
         let mutation = Mutation {
             request_id: m.request_id.clone(),
@@ -72,9 +70,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         let _t = self.timer("CreateGame");
         let r = request.into_inner();
-        if r.request_id.len() > 128 {
-            return Err(convert::invalid("request_id is at most 128 characters"));
-        }
+        convert::request_id(&r.request_id)?;
         let settings = convert::settings_from(r.settings.as_ref())?;
         // (Whether nigiri needs a commitment, and its form, is the game's to check.)
         let commitment = (!r.nigiri_commitment.is_empty()).then_some(r.nigiri_commitment);
@@ -89,6 +85,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
     async fn join_game(&self, request: Request<pb::JoinGameRequest>) -> Result<Response<pb::JoinGameResponse>, Status> {
         let _t = self.timer("JoinGame");
         let r = request.into_inner();
+        convert::request_id(&r.request_id)?;
         let guess = convert::parity_from(r.nigiri_guess)?;
         let (seat_token, state) = self.hub.join(&r.game_id, guess, &r.request_id).await?;
         Ok(Response::new(pb::JoinGameResponse {
