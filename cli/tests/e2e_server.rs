@@ -16,6 +16,8 @@ use weiqi_proto::v1::game_service_client::GameServiceClient;
 struct Server {
     child: Child,
     addr: String,
+    /// `host:port` of its Prometheus endpoint.
+    metrics: String,
     dir: PathBuf,
 }
 
@@ -43,16 +45,24 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn weiqi serve");
-        let mut line = String::new();
-        BufReader::new(child.stdout.as_mut().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("unexpected: {line:?}"))
-            .to_string();
-        Server { child, addr, dir }
+        let mut out = BufReader::new(child.stdout.as_mut().unwrap());
+        let mut line = |prefix: &str, suffix: &str| {
+            let mut line = String::new();
+            out.read_line(&mut line).unwrap();
+            line.trim()
+                .strip_prefix(prefix)
+                .and_then(|l| l.strip_suffix(suffix))
+                .unwrap_or_else(|| panic!("unexpected: {line:?}"))
+                .to_string()
+        };
+        let addr = line("listening on ", "");
+        let metrics = line("metrics on http://", "/metrics");
+        Server {
+            child,
+            addr,
+            metrics,
+            dir,
+        }
     }
 
     fn fresh(name: &str) -> Server {
@@ -65,6 +75,22 @@ impl Server {
         GameServiceClient::connect(format!("http://{}", self.addr))
             .await
             .unwrap()
+    }
+
+    /// The value of a counter or gauge (`name{labels}` as exposed), 0 when absent.
+    async fn metric(&self, series: &str) -> f64 {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut stream = tokio::net::TcpStream::connect(&self.metrics).await.unwrap();
+        let head = format!(
+            "GET /metrics HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+            self.metrics
+        );
+        stream.write_all(head.as_bytes()).await.unwrap();
+        let mut text = String::new();
+        stream.read_to_string(&mut text).await.unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or(0.0)
     }
 
     /// Kills the process without any shutdown (a crash).
@@ -971,7 +997,9 @@ async fn postgres_replicas_share_games() {
     // command fails (here "not your turn", or a stale move number, or a conflicting
     // append) and runs it again on the game as stored.
     play(&mut cb, &g, &g.white, 7, 7).await.unwrap();
+    let caught_up = a.metric("weiqi_catch_ups_total").await;
     let first = play_as(&mut ca, &g, &g.black, (1, 1), "pg-b", 4).await.unwrap();
+    assert_eq!(a.metric("weiqi_catch_ups_total").await, caught_up + 1.0);
     assert_eq!(first.state.as_ref().unwrap().move_number, 5);
     // The same request retried through B (whose copy is now behind) gets the first
     // answer, and nothing is played twice.
@@ -1061,6 +1089,8 @@ async fn postgres_overdue_game_of_a_crashed_replica_ends_on_time() {
         (pb::EndReason::Time as i32, pb::Color::White as i32)
     );
     assert!(st.black_clock.unwrap().flagged);
+    assert_eq!(b.metric("weiqi_claims_total{kind=\"overdue\"}").await, 1.0);
+    assert_eq!(b.metric("weiqi_games_finished_total").await, 1.0);
 }
 
 /// With PostgreSQL, an open game nobody joins is cancelled even when its server is gone:
@@ -1093,4 +1123,5 @@ async fn postgres_open_game_of_a_crashed_replica_expires() {
     let st = state(&mut cb, &open).await;
     assert_eq!(st.phase, pb::Phase::Finished as i32);
     assert_eq!(st.result.unwrap().reason, pb::EndReason::Cancelled as i32);
+    assert_eq!(b.metric("weiqi_claims_total{kind=\"open\"}").await, 1.0);
 }

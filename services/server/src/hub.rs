@@ -417,6 +417,10 @@ impl<S: EventStore> Hub<S> {
                     continue;
                 }
             };
+            self.metrics
+                .claims
+                .with_label_values(&["overdue"])
+                .inc_by(due.len() as u64);
             for id in due {
                 let hub = self.clone();
                 tokio::spawn(async move {
@@ -541,6 +545,7 @@ impl<S: EventStore> Hub<S> {
         entry.host_hash = newer.host_token_hash;
         entry.guest_hash = newer.guest_token_hash;
         entry.listing.update(&entry.game);
+        self.metrics.catch_ups.inc();
         debug!(game_id = %game_id, seq = entry.game.seq(), "caught up with the store");
         if !finished_before && entry.game.phase() == Phase::Finished {
             self.ended(game_id);
@@ -624,6 +629,10 @@ impl<S: EventStore> Hub<S> {
             .await
         {
             Ok(claimed) => {
+                self.metrics
+                    .claims
+                    .with_label_values(&["open"])
+                    .inc_by(claimed.len() as u64);
                 for id in claimed {
                     if !stale.contains(&id) {
                         stale.push(id);

@@ -1,6 +1,9 @@
-//! Prometheus metrics: moves, games, RPC latency, open streams.
+//! Prometheus metrics: moves, games, RPC latency, open streams, and with replicas the
+//! catch-ups and claims.
 
-use prometheus::{Encoder, HistogramOpts, HistogramVec, IntCounter, IntGauge, Opts, Registry, TextEncoder};
+use prometheus::{
+    Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+};
 
 #[derive(Clone)]
 pub struct Metrics {
@@ -11,6 +14,12 @@ pub struct Metrics {
     pub games_active: IntGauge,
     pub open_streams: IntGauge,
     pub rpc_seconds: HistogramVec,
+    /// Games in memory that caught up with events stored by another server (or by an
+    /// interrupted command): how often replicas share games.
+    pub catch_ups: IntCounter,
+    /// Games of other servers claimed here, by `kind`: `overdue` (ticked), `open`
+    /// (cancelled).
+    pub claims: IntCounterVec,
 }
 
 impl Metrics {
@@ -30,7 +39,21 @@ impl Metrics {
             &["method"],
         )
         .expect("metric");
-        for m in [&moves, &games_created, &games_finished] {
+        let catch_ups = IntCounter::new(
+            "catch_ups_total",
+            "Games in memory that caught up with events another server stored",
+        )
+        .expect("metric");
+        let claims = IntCounterVec::new(
+            Opts::new(
+                "claims_total",
+                "Games of other servers claimed here (overdue: ticked, open: cancelled)",
+            ),
+            &["kind"],
+        )
+        .expect("metric");
+        registry.register(Box::new(claims.clone())).expect("register");
+        for m in [&moves, &games_created, &games_finished, &catch_ups] {
             registry.register(Box::new(m.clone())).expect("register");
         }
         registry.register(Box::new(games_active.clone())).expect("register");
@@ -44,6 +67,8 @@ impl Metrics {
             games_active,
             open_streams,
             rpc_seconds,
+            catch_ups,
+            claims,
         }
     }
 
