@@ -236,6 +236,21 @@ async fn pass(c: &mut GameServiceClient<Channel>, g: &Game, token: &str) -> pb::
     .unwrap()
 }
 
+/// A WatchGame stream from `since_seq`.
+async fn watch(
+    c: &mut GameServiceClient<Channel>,
+    id: &str,
+    since_seq: u64,
+) -> tonic::Streaming<pb::WatchGameResponse> {
+    c.watch_game(pb::WatchGameRequest {
+        game_id: id.into(),
+        since_seq,
+    })
+    .await
+    .unwrap()
+    .into_inner()
+}
+
 async fn state(c: &mut GameServiceClient<Channel>, id: &str) -> pb::GameState {
     c.get_game(pb::GetGameRequest { game_id: id.into() })
         .await
@@ -682,14 +697,7 @@ async fn watch_reconnects_without_missing_events() {
     let mut c = srv.client().await;
     let g = new_game(&mut c, 9, None).await;
     play(&mut c, &g, &g.black, 0, 0).await.unwrap();
-    let mut w = c
-        .watch_game(pb::WatchGameRequest {
-            game_id: g.id.clone(),
-            since_seq: 0,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut w = watch(&mut c, &g.id, 0).await;
     let mut seen = Vec::new();
     while seen.len() < 5 {
         let item = w.message().await.unwrap().unwrap();
@@ -700,14 +708,7 @@ async fn watch_reconnects_without_missing_events() {
     play(&mut c, &g, &g.white, 1, 0).await.unwrap();
     play(&mut c, &g, &g.black, 2, 0).await.unwrap();
     let last = *seen.last().unwrap();
-    let mut w = c
-        .watch_game(pb::WatchGameRequest {
-            game_id: g.id.clone(),
-            since_seq: last,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut w = watch(&mut c, &g.id, last).await;
     let target = state(&mut c, &g.id).await.seq;
     while *seen.last().unwrap() < target {
         let item = w.message().await.unwrap().unwrap();
@@ -1015,14 +1016,7 @@ async fn postgres_replicas_share_games() {
     );
     // A spectator on B sees A's next move live (B polls the games watched there).
     let seq = state(&mut cb, &g.id).await.seq;
-    let mut watch = cb
-        .watch_game(pb::WatchGameRequest {
-            game_id: g.id.clone(),
-            since_seq: seq,
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch = watch(&mut cb, &g.id, seq).await;
     play(&mut ca, &g, &g.white, 6, 6).await.unwrap();
     let seen = tokio::time::timeout(Duration::from_secs(10), watch.message())
         .await

@@ -197,16 +197,21 @@ pub enum Claim {
 /// How many probe rows a store keeps (older ones are overwritten).
 pub const PROBE_SLOTS: u64 = 1024;
 
-/// The events of an append as the JSON bodies both databases store.
-fn bodies(a: &Append) -> Result<Vec<String>, StoreError> {
-    // The events number on from the expected sequence number: an append that breaks this
-    // is refused on its own, before it could fail a whole group commit.
+/// The events of an append number on from its expected sequence number: every store
+/// refuses one that breaks this on its own (before it could fail a whole group commit).
+fn check_numbering(a: &Append) -> Result<(), StoreError> {
     if (1..).zip(&a.events).any(|(k, e)| e.seq != a.expected_seq + k) {
         return Err(StoreError::Corrupt {
             game_id: a.game_id.clone(),
             why: format!("the events of an append must number on from {}", a.expected_seq),
         });
     }
+    Ok(())
+}
+
+/// The events of an append as the JSON bodies both databases store (checked first).
+fn bodies(a: &Append) -> Result<Vec<String>, StoreError> {
+    check_numbering(a)?;
     a.events
         .iter()
         .map(serde_json::to_string)

@@ -25,8 +25,7 @@ impl MemoryStore {
 
 impl EventStore for MemoryStore {
     async fn append(&self, a: Append) -> Result<(), StoreError> {
-        // (The same checks as the databases' stores, though nothing is serialized here.)
-        crate::bodies(&a)?;
+        crate::check_numbering(&a)?;
         let mut inner = self.inner.lock().expect("lock");
         let conflict = || StoreError::Conflict {
             game_id: a.game_id.clone(),
