@@ -348,7 +348,7 @@ impl<S: EventStore> Hub<S> {
     }
 
     /// With a shared store: every `every_ms`, the games watched here whose stored log is
-    /// ahead of memory (another server appended) are locked, which reloads them and sends
+    /// ahead of memory (another server appended) are locked, which catches them up and sends
     /// their watchers what they missed. (Polling only the watched games costs nothing per
     /// move; a notification per append serialized every commit in PostgreSQL.)
     pub async fn follow_watched(self: Arc<Self>, every_ms: Ms) {
@@ -393,7 +393,7 @@ impl<S: EventStore> Hub<S> {
     /// is gone (crashed, or scaled away) and which no other server holds, so that a game
     /// still ends on time with no request arriving. The claim keeps other servers off the
     /// game meanwhile, and the tick's append is the check against one that does tick it:
-    /// the later of two ticks conflicts, reloads and finds nothing left to do.
+    /// the later of two ticks conflicts, catches up and finds nothing left to do.
     pub async fn claim_overdue(self: Arc<Self>, every_ms: Ms, grace_ms: Ms) {
         let mut shutdown = self.shutdown.clone();
         let every = std::time::Duration::from_millis(every_ms.max(10));
@@ -866,7 +866,7 @@ impl<S: EventStore> Hub<S> {
 
     /// After a command failed: whether the game in memory was behind a shared store (a
     /// move made through another server, or an append that conflicted with one), now
-    /// reloaded so that the command can run again on the game as it is.
+    /// caught up so that the command can run again on the game as it is.
     async fn caught_up(self: &Arc<Self>, game_id: &str, entry: &mut Entry) -> Result<bool, Status> {
         if !self.store.is_shared() {
             return Ok(false);
