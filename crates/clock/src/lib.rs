@@ -50,26 +50,89 @@ impl TimeControl {
         }
     }
 
-    /// Rejects controls that cannot be played (a zero-length period, no time at all).
+    /// Checks every value against its bound ([`limits`]): a control that cannot be played
+    /// (no time at all) or whose values are out of range is refused, naming the value.
+    /// Zero periods (byo-yomi) and zero stones (Canadian) are refused alike: sudden death
+    /// is [`TimeControl::Absolute`].
     pub fn validate(&self) -> Result<(), ClockError> {
-        let ok = match *self {
-            TimeControl::None => true,
-            TimeControl::Absolute { main_ms } => main_ms > 0,
-            TimeControl::Fischer { main_ms, cap_ms, .. } => main_ms > 0 && cap_ms.is_none_or(|c| c >= main_ms),
+        use limits::*;
+        let check = |field: ClockField, value: u64, min: u64, max: u64| {
+            if (min..=max).contains(&value) {
+                Ok(())
+            } else {
+                Err(ClockError::OutOfRange { field, value, min, max })
+            }
+        };
+        match *self {
+            TimeControl::None => Ok(()),
+            TimeControl::Absolute { main_ms } => check(ClockField::MainTime, main_ms, 1, MAX_MAIN_MS),
+            TimeControl::Fischer {
+                main_ms,
+                increment_ms,
+                cap_ms,
+            } => {
+                check(ClockField::MainTime, main_ms, 1, MAX_MAIN_MS)?;
+                check(ClockField::Increment, increment_ms, 0, MAX_PERIOD_MS)?;
+                match cap_ms {
+                    Some(cap) => check(ClockField::Cap, cap, main_ms, MAX_MAIN_MS),
+                    None => Ok(()),
+                }
+            }
             TimeControl::ByoYomi {
                 main_ms,
                 periods,
                 period_ms,
-            } => period_ms > 0 && (periods > 0 || main_ms > 0),
+            } => {
+                check(ClockField::MainTime, main_ms, 0, MAX_MAIN_MS)?;
+                check(ClockField::Periods, periods as u64, 1, MAX_PERIODS as u64)?;
+                check(ClockField::PeriodTime, period_ms, MIN_PERIOD_MS, MAX_PERIOD_MS)
+            }
             TimeControl::Canadian {
                 main_ms,
                 stones,
                 period_ms,
-            } => (stones > 0 && period_ms > 0) || main_ms > 0,
-            TimeControl::GamePlusMove { main_ms, per_move_ms } => main_ms > 0 && per_move_ms > 0,
-        };
-        if ok { Ok(()) } else { Err(ClockError::Invalid(*self)) }
+            } => {
+                check(ClockField::MainTime, main_ms, 0, MAX_MAIN_MS)?;
+                check(ClockField::Stones, stones as u64, 1, MAX_STONES as u64)?;
+                check(ClockField::PeriodTime, period_ms, MIN_PERIOD_MS, MAX_PERIOD_MS)
+            }
+            TimeControl::GamePlusMove { main_ms, per_move_ms } => {
+                check(ClockField::MainTime, main_ms, 1, MAX_MAIN_MS)?;
+                check(ClockField::PerMove, per_move_ms, MIN_PERIOD_MS, MAX_PERIOD_MS)
+            }
+        }
     }
+}
+
+/// The bounds of every clock setting. Generous for any real game (correspondence
+/// included); they exist so that no value can make a computation or a number overflow.
+pub mod limits {
+    use super::Ms;
+    /// Main time (and a Fischer cap): at most 30 days.
+    pub const MAX_MAIN_MS: Ms = 30 * 86_400_000;
+    /// A byo-yomi period, a Canadian block, a per-move limit: 1 s to 1 day; a Fischer
+    /// increment: at most 1 day.
+    pub const MIN_PERIOD_MS: Ms = 1_000;
+    pub const MAX_PERIOD_MS: Ms = 86_400_000;
+    /// Byo-yomi periods: 1..=100.
+    pub const MAX_PERIODS: u32 = 100;
+    /// Canadian stones per block: 1..=100.
+    pub const MAX_STONES: u32 = 100;
+    /// The lag allowance per move: at most 10 s.
+    pub const MAX_LAG_MS: Ms = 10_000;
+}
+
+/// The value of a time control that a [`ClockError::OutOfRange`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockField {
+    MainTime,
+    Periods,
+    PeriodTime,
+    Stones,
+    Increment,
+    Cap,
+    PerMove,
+    LagAllowance,
 }
 
 /// Lag compensation settings: each move may refund up to `max_per_move_ms` of measured
@@ -84,6 +147,38 @@ pub struct LagComp {
 }
 
 impl LagComp {
+    /// The allowance a game sets as one number: up to `ms` refunded per move, a quota
+    /// of twice that, regaining a tenth of it per move; 0 is no compensation (a player
+    /// flags exactly at the deadline, C2).
+    pub fn allowance(ms: Ms) -> LagComp {
+        if ms == 0 {
+            return LagComp::OFF;
+        }
+        LagComp {
+            initial_ms: ms,
+            gain_ms: ms / 10,
+            max_quota_ms: 2 * ms,
+            max_per_move_ms: ms,
+        }
+    }
+
+    /// At most [`limits::MAX_LAG_MS`] per move (and a quota of twice that).
+    pub fn validate(&self) -> Result<(), ClockError> {
+        let max = limits::MAX_LAG_MS;
+        let over = [self.max_per_move_ms, self.initial_ms / 2, self.max_quota_ms / 2, self.gain_ms]
+            .into_iter()
+            .find(|&v| v > max);
+        match over {
+            Some(value) => Err(ClockError::OutOfRange {
+                field: ClockField::LagAllowance,
+                value,
+                min: 0,
+                max,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// No compensation.
     pub const OFF: LagComp = LagComp {
         initial_ms: 0,
@@ -108,8 +203,13 @@ impl Default for LagComp {
 /// Clock errors.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ClockError {
-    #[error("time control {0:?} is not playable")]
-    Invalid(TimeControl),
+    #[error("{field:?} is {value}; it must be in {min}..={max}")]
+    OutOfRange {
+        field: ClockField,
+        value: u64,
+        min: u64,
+        max: u64,
+    },
 }
 
 /// One player's clock as it stands (a snapshot when taken while running).
@@ -287,18 +387,19 @@ impl Clock {
         let t = match self.control {
             TimeControl::None => return None,
             TimeControl::Absolute { .. } | TimeControl::Fischer { .. } => s.main_ms,
-            TimeControl::ByoYomi { .. } => s.main_ms + s.periods as Ms * s.period_ms,
-            TimeControl::Canadian { .. } => s.main_ms + s.period_ms,
+            // (Saturating: a game stored by an older version may hold any values.)
+            TimeControl::ByoYomi { .. } => s.main_ms.saturating_add((s.periods as Ms).saturating_mul(s.period_ms)),
+            TimeControl::Canadian { .. } => s.main_ms.saturating_add(s.period_ms),
             TimeControl::GamePlusMove { .. } => s.main_ms.min(s.period_ms),
         };
-        Some(t + lag)
+        Some(t.saturating_add(lag))
     }
 
     /// When the running player loses on time (C2): the first millisecond at which they
     /// have flagged. `None` when no clock runs or there is no time limit.
     pub fn deadline(&self) -> Option<Ms> {
         let (p, since) = self.running?;
-        Some(since + self.budget(p)?)
+        Some(since.saturating_add(self.budget(p)?))
     }
 
     /// Whether the running player has lost on time at `now` (exactly at the deadline).
@@ -385,12 +486,12 @@ impl Clock {
         let lagc = self.lag;
         let control = self.control;
         let s = &mut self.sides[p];
-        s.lag_quota_ms = (s.lag_quota_ms + lagc.gain_ms).min(lagc.max_quota_ms.max(lagc.initial_ms));
+        s.lag_quota_ms = (s.lag_quota_ms.saturating_add(lagc.gain_ms)).min(lagc.max_quota_ms.max(lagc.initial_ms));
         match control {
             TimeControl::Fischer {
                 increment_ms, cap_ms, ..
             } => {
-                s.main_ms += increment_ms;
+                s.main_ms = s.main_ms.saturating_add(increment_ms);
                 if let Some(cap) = cap_ms {
                     s.main_ms = s.main_ms.min(cap);
                 }
@@ -429,7 +530,7 @@ impl Clock {
     /// the service was down is not charged.
     pub fn credit(&mut self, ms: Ms) {
         if let Some((_, since)) = &mut self.running {
-            *since += ms;
+            *since = since.saturating_add(ms);
         }
     }
 
@@ -464,45 +565,36 @@ impl Clock {
         [mk(0), mk(1)]
     }
 
-    /// The referee's byo-yomi calls for the running player's current move, in order
-    /// (C2): 30, 40, 50, 55 and 58 s into a 60 s period (the same distances from its end
-    /// for other lengths), and in the last period 30, 40, 50 s and then the count 1..9.
-    pub fn announcements(&self) -> Vec<Announcement> {
-        let Some((p, since)) = self.running else {
-            return Vec::new();
-        };
+    /// The referee's next byo-yomi call for the running player's current move strictly
+    /// after `after` (C2): 30, 40, 50, 55 and 58 s into a 60 s period (the same distances
+    /// from its end for other lengths), and in the last period 30, 40, 50 s and then the
+    /// count 1..9. O(1) whatever the settings: the period is found by division, never by
+    /// walking the periods (10^8 periods once cost a call minutes).
+    pub fn next_announcement(&self, after: Ms) -> Option<Announcement> {
+        let (p, since) = self.running?;
         let TimeControl::ByoYomi { .. } = self.control else {
-            return Vec::new();
+            return None;
         };
         let s = &self.sides[p];
         let period = s.period_ms;
-        let mut out = Vec::new();
-        for k in 0..s.periods {
-            let start = since + s.main_ms + k as Ms * period;
-            let left = s.periods - k;
-            let last = left == 1;
-            let mut calls: Vec<(Ms, Option<u32>)> = [30_000u64, 20_000, 10_000]
-                .iter()
-                .filter(|&&r| r < period)
-                .map(|&r| (period - r, None))
-                .collect();
-            if last {
-                calls.extend(
-                    (1..=9u32)
-                        .filter(|&c| (c as Ms) * 1000 + 10_000 <= period)
-                        .map(|c| (period - 10_000 + c as Ms * 1000, Some(c))),
-                );
-            } else {
-                calls.extend(
-                    [5_000u64, 2_000]
-                        .iter()
-                        .filter(|&&r| r < period)
-                        .map(|&r| (period - r, None)),
-                );
+        if period == 0 || s.periods == 0 {
+            return None;
+        }
+        let start = since.saturating_add(s.main_ms);
+        // The period `after` falls in (0 before byo-yomi starts), then the next one.
+        let k = after.checked_sub(start).map_or(0, |d| d / period);
+        for k in [k, k.saturating_add(1)] {
+            if k >= s.periods as Ms {
+                return None;
             }
-            for (offset, count) in calls {
-                out.push(Announcement {
-                    due: start + offset,
+            let left = s.periods - k as u32;
+            let base = start.saturating_add(k.saturating_mul(period));
+            let found = period_calls(period, left == 1)
+                .map(|(offset, count)| (base.saturating_add(offset), offset, count))
+                .find(|&(due, _, _)| due > after);
+            if let Some((due, offset, count)) = found {
+                return Some(Announcement {
+                    due,
                     player: p,
                     seconds: (offset / 1000) as u32,
                     count,
@@ -510,8 +602,49 @@ impl Clock {
                 });
             }
         }
+        None
+    }
+
+    /// The calls due in `(after, now]` that still matter: those of the period `now` is in
+    /// and of the one before it, in order. A tick that comes late (after an outage, or on
+    /// another replica) does not recite periods long gone: at most 28 calls, whatever the
+    /// settings.
+    pub fn due_announcements(&self, after: Ms, now: Ms) -> Vec<Announcement> {
+        let mut out = Vec::new();
+        let Some(first) = self.next_announcement(after) else {
+            return out;
+        };
+        let mut from = after;
+        if let (Some((p, since)), TimeControl::ByoYomi { .. }) = (self.running, self.control) {
+            let s = &self.sides[p];
+            let start = since.saturating_add(s.main_ms);
+            if s.period_ms > 0 && now > start {
+                // The start of the period before `now`'s: older calls are skipped.
+                let k = ((now - start) / s.period_ms).saturating_sub(1);
+                from = from.max(start.saturating_add(k.saturating_mul(s.period_ms)).saturating_sub(1));
+            }
+        }
+        let mut next = if from == after { Some(first) } else { self.next_announcement(from) };
+        while let Some(a) = next.filter(|a| a.due <= now) {
+            out.push(a);
+            next = self.next_announcement(a.due);
+        }
         out
     }
+}
+
+/// The calls within one byo-yomi period of `period` ms, as (offset from its start, count),
+/// in order: at most 5, or 12 in the last period.
+fn period_calls(period: Ms, last: bool) -> impl Iterator<Item = (Ms, Option<u32>)> {
+    let before_end: &[Ms] = if last { &[30_000, 20_000, 10_000] } else { &[30_000, 20_000, 10_000, 5_000, 2_000] };
+    let spoken = before_end
+        .iter()
+        .filter(move |&&r| r < period)
+        .map(move |&r| (period - r, None));
+    let counted = (1..=9u32)
+        .filter(move |&c| last && (c as Ms) * 1000 + 10_000 <= period)
+        .map(move |c| (period - 10_000 + c as Ms * 1000, Some(c)));
+    spoken.chain(counted)
 }
 
 #[cfg(test)]

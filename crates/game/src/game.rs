@@ -170,12 +170,7 @@ impl Game {
     pub fn next_wakeup(&self) -> Option<Ms> {
         match self.phase {
             Phase::Playing => {
-                let ann = self
-                    .clock
-                    .announcements()
-                    .into_iter()
-                    .map(|a| a.due)
-                    .find(|&d| d > self.last_announced);
+                let ann = self.clock.next_announcement(self.last_announced).map(|a| a.due);
                 match (ann, self.clock.deadline()) {
                     (Some(a), Some(d)) => Some(a.min(d)),
                     (a, d) => a.or(d),
@@ -323,9 +318,8 @@ impl Game {
             && self.clock.flagged_at(now).is_none()
             && !self
                 .clock
-                .announcements()
-                .iter()
-                .any(|a| a.due > self.last_announced && a.due <= now && self.clock.flagged_at(a.due).is_none())
+                .next_announcement(self.last_announced)
+                .is_some_and(|a| a.due <= now && self.clock.flagged_at(a.due).is_none())
     }
 
     // ---- apply --------------------------------------------------------------------------
@@ -523,30 +517,61 @@ impl Game {
 }
 
 fn validate_settings(s: &Settings, commitment: Option<&str>) -> Result<(), Rejection> {
-    let bad = |m: String| Err(Rejection::InvalidArgument(m));
+    let bad = |field: SettingField, message: String| Err(Rejection::BadSetting { field, message });
     if !(weiqi_rules::MIN_SIZE..=weiqi_rules::MAX_SIZE).contains(&s.size) {
-        return bad(format!("board size {} is not in 2..=25", s.size));
+        return bad(SettingField::BoardSize, format!("board size {} is not in 2..=25", s.size));
     }
-    s.rules
-        .validate()
-        .map_err(|e| Rejection::InvalidArgument(e.to_string()))?;
-    s.time
-        .validate()
-        .map_err(|e| Rejection::InvalidArgument(e.to_string()))?;
+    if let Err(e) = s.rules.validate() {
+        return bad(SettingField::Komi, e.to_string());
+    }
+    let clock = |e: weiqi_clock::ClockError| match e {
+        weiqi_clock::ClockError::OutOfRange { field, .. } => Rejection::BadSetting {
+            field: if field == weiqi_clock::ClockField::LagAllowance {
+                SettingField::LagAllowance
+            } else {
+                SettingField::Time { control: s.time, field }
+            },
+            message: e.to_string(),
+        },
+    };
+    s.time.validate().map_err(clock)?;
+    s.lag.validate().map_err(clock)?;
+    if s.max_lateness_ms > limits::MAX_LATENESS_MS {
+        return bad(
+            SettingField::MaxLateness,
+            format!("lateness is at most {} ms", limits::MAX_LATENESS_MS),
+        );
+    }
+    if !(limits::MIN_NIGIRI_TIMEOUT_MS..=limits::MAX_NIGIRI_TIMEOUT_MS).contains(&s.nigiri_timeout_ms) {
+        return bad(SettingField::NigiriTimeout, "the nigiri timeout is 1 s to 1 day".into());
+    }
     if s.handicap == 1 {
-        return bad("a handicap is 0 or 2..9 stones".into());
+        return bad(SettingField::Handicap, "a handicap is 0 or 2..9 stones".into());
     }
     if s.free_handicap {
         if s.handicap > (s.size as u32 * s.size as u32) / 2 {
-            return bad(format!("{} free handicap stones do not fit", s.handicap));
+            return bad(
+                SettingField::Handicap,
+                format!("{} free handicap stones do not fit", s.handicap),
+            );
         }
-    } else {
-        weiqi_rules::fixed_handicap(s.size, s.handicap).map_err(|e| Rejection::InvalidArgument(e.to_string()))?;
+    } else if let Err(e) = weiqi_rules::fixed_handicap(s.size, s.handicap) {
+        return bad(SettingField::Handicap, e.to_string());
     }
     match (s.colors, commitment) {
         (ColorChoice::Nigiri, Some(c)) if commit::is_digest(c) => {}
-        (ColorChoice::Nigiri, _) => return bad("nigiri needs the host's SHA-256 commitment (64 hex digits)".into()),
-        (_, Some(_)) => return bad("a nigiri commitment is only for nigiri".into()),
+        (ColorChoice::Nigiri, _) => {
+            return bad(
+                SettingField::NigiriCommitment,
+                "nigiri needs the host's SHA-256 commitment (64 hex digits)".into(),
+            );
+        }
+        (_, Some(_)) => {
+            return bad(
+                SettingField::NigiriCommitment,
+                "a nigiri commitment is only for nigiri".into(),
+            );
+        }
         _ => {}
     }
     Ok(())
@@ -605,6 +630,12 @@ impl Tx<'_> {
             }
             return Ok(tx.out);
         }
+        if let Some(deadline) = tx.g.deadline().filter(|&d| d <= tx.now) {
+            // A loss on time is stamped with the deadline itself, not with when it was
+            // noticed (a timer firing late, another replica's claim, a move arriving after
+            // it). The whole decision takes that time, so its events still share one.
+            tx.now = deadline.max(tx.g.last_at);
+        }
         tx.settle_time();
         if tx.g.phase == Phase::Finished || matches!(cmd, Command::Tick | Command::ClaimTimeout) {
             return Ok(tx.out);
@@ -645,8 +676,8 @@ impl Tx<'_> {
         let now = self.now;
         match self.g.phase {
             Phase::Playing => {
-                for a in self.g.clock.announcements() {
-                    if a.due > self.g.last_announced && a.due <= now && self.g.clock.flagged_at(a.due).is_none() {
+                for a in self.g.clock.due_announcements(self.g.last_announced, now) {
+                    if self.g.clock.flagged_at(a.due).is_none() {
                         let color = if a.player == 0 { Color::Black } else { Color::White };
                         self.emit(EventKind::Announcement {
                             color,

@@ -14,5 +14,5 @@ mod types;
 pub use commit::{is_digest, move_text, nigiri_commitment, seal_commitment, sha256_hex};
 pub use game::{Corrupt, Game, MoveClock, propose_dead};
 pub use types::*;
-pub use weiqi_clock::{LagComp, Ms, PlayerTime, TimeControl};
+pub use weiqi_clock::{ClockField, LagComp, Ms, PlayerTime, TimeControl, limits as clock_limits};
 pub use weiqi_rules;

@@ -146,6 +146,33 @@ impl Settings {
     }
 }
 
+/// The setting a [`Rejection::BadSetting`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingField {
+    BoardSize,
+    Komi,
+    Handicap,
+    /// A value of the time control.
+    Time {
+        control: TimeControl,
+        field: weiqi_clock::ClockField,
+    },
+    LagAllowance,
+    MaxLateness,
+    NigiriTimeout,
+    NigiriCommitment,
+}
+
+/// Bounds of the settings outside the clock (the clock's are `weiqi_clock::limits`).
+pub mod limits {
+    use crate::Ms;
+    /// Allowed lateness at a scheduled start (C4): at most 1 day.
+    pub const MAX_LATENESS_MS: Ms = 86_400_000;
+    /// The host's time to reveal the nigiri: 1 s to 1 day.
+    pub const MIN_NIGIRI_TIMEOUT_MS: Ms = 1_000;
+    pub const MAX_NIGIRI_TIMEOUT_MS: Ms = 86_400_000;
+}
+
 /// A sealed move and the nonce that hides it (C3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SealedMove {
@@ -231,6 +258,44 @@ pub enum Command {
 }
 
 impl Command {
+    /// What makes two calls the same command, for idempotency keys: 16 hex digits of the
+    /// SHA-256 of a canonical text of the command, leaving out what a retry may change
+    /// (the lag it measured) and what the server supplies (a seal's nonce, a join's
+    /// entropy). Stable across versions: it is stored with the request id.
+    pub fn fingerprint(&self) -> String {
+        let pt = |p: &Point| format!("{},{}", p.x, p.y);
+        let mv = |m: &Move| match m {
+            Move::Place(p) => pt(p),
+            Move::Pass => "pass".into(),
+        };
+        let pts = |ps: &[Point]| ps.iter().map(pt).collect::<Vec<_>>().join(";");
+        let text = match self {
+            Command::Create { .. } => "create".to_string(),
+            Command::Join { nigiri_guess, .. } => format!("join {nigiri_guess:?}"),
+            Command::RevealNigiri { stones, nonce } => format!("reveal {stones} {nonce}"),
+            Command::CheckIn => "check_in".into(),
+            Command::PlaceHandicap { points } => format!("place_handicap {}", pts(points)),
+            Command::Play { point, .. } => format!("play {}", pt(point)),
+            Command::Pass { .. } => "pass".into(),
+            Command::Resign => "resign".into(),
+            Command::Cancel => "cancel".into(),
+            Command::DeclareEnd => "declare_end".into(),
+            Command::ProposeDead { stones } => format!("propose_dead {}", pts(stones)),
+            Command::AcceptScore => "accept_score".into(),
+            Command::DisputeScore => "dispute_score".into(),
+            Command::RequestUndo => "request_undo".into(),
+            Command::AnswerUndo { accept } => format!("answer_undo {accept}"),
+            Command::OfferDraw => "offer_draw".into(),
+            Command::AnswerDraw { accept } => format!("answer_draw {accept}"),
+            Command::Seal { mv: m, .. } => format!("seal {}", mv(m)),
+            Command::Resume => "resume".into(),
+            Command::ClaimTimeout => "claim_timeout".into(),
+            Command::Tick => "tick".into(),
+            Command::CreditTime { ms } => format!("credit {ms}"),
+        };
+        crate::commit::sha256_hex(&text)[..16].to_string()
+    }
+
     /// The command that plays `mv`: a stone, or a pass.
     pub fn of_move(mv: Move, lag_ms: Ms) -> Command {
         match mv {
@@ -453,6 +518,9 @@ impl Event {
 pub enum Rejection {
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A setting out of its bounds or inconsistent with the others, naming it.
+    #[error("invalid setting {field:?}: {message}")]
+    BadSetting { field: SettingField, message: String },
     #[error("not allowed in phase {0:?}")]
     WrongPhase(Phase),
     #[error("it is not your turn")]

@@ -410,13 +410,18 @@ async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
                 // a lost connection): each append is tried on its own, so one bad append
                 // fails alone.
                 Err(e) if appends.len() > 1 => {
-                    tracing::warn!(error = %e, appends = appends.len(), "a group of appends failed; trying each alone");
+                    let (code, detail) = db_cause(&e);
+                    tracing::warn!(error = %e, sqlstate = code, detail, appends = appends.len(), "a group of appends failed; trying each alone");
                     let mut each = Vec::with_capacity(appends.len());
                     for one in &appends {
                         each.push(match append_group(&pool, std::slice::from_ref(one)).await {
                             Ok(written) if written.contains(&one.0.game_id) => Ok(()),
                             Ok(_) => Err(conflict(one.0)),
-                            Err(e) => Err(e),
+                            Err(e) => {
+                                let (code, detail) = db_cause(&e);
+                                tracing::warn!(game_id = %one.0.game_id, error = %e, sqlstate = code, detail, "an append failed on its own too");
+                                Err(e)
+                            }
                         });
                     }
                     each
@@ -427,6 +432,22 @@ async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
                 let _ = job.reply.send(outcome);
             }
         }
+    }
+}
+
+/// The database's own account of a failure (SQLSTATE and detail), for the logs: a
+/// deadlock, a lost connection and a bad row need different people.
+fn db_cause(e: &StoreError) -> (String, String) {
+    match e {
+        StoreError::Db(sqlx::Error::Database(d)) => (
+            d.code().map(|c| c.into_owned()).unwrap_or_default(),
+            d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+                .and_then(|p| p.detail())
+                .unwrap_or_default()
+                .to_string(),
+        ),
+        StoreError::Db(other) => (String::new(), format!("{other:?}")),
+        _ => (String::new(), String::new()),
     }
 }
 

@@ -38,6 +38,10 @@ pub struct ServerConfig {
     /// script could not do anyway), a comma-separated list such as
     /// `https://play.example.com,https://example.com`, or empty for none.
     pub cors_allowed_origins: String,
+    /// The lag allowance of games that do not set their own (`lag_allowance_ms` in their
+    /// settings): network lag refunded per move, 0..=10000 ms; 0 flags players exactly at
+    /// their deadlines.
+    pub lag_allowance_ms: u64,
 }
 
 impl ServerConfig {
@@ -55,7 +59,8 @@ impl ServerConfig {
             .set_default("heartbeat_ms", 1000)?
             .set_default("idle_evict_ms", 600_000)?
             .set_default("open_game_ttl_ms", 86_400_000)?
-            .set_default("cors_allowed_origins", "*")?;
+            .set_default("cors_allowed_origins", "*")?
+            .set_default("lag_allowance_ms", 1000)?;
         if let Some(f) = file {
             b = b.add_source(config::File::from(f).required(true));
         }

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 use weiqi_game::{
-    ColorChoice, EndReason, Event, EventKind, Game, GameResult, LagComp, Ms, Parity, Phase, PlayerTime, RefereeMode,
+    ClockField, SettingField, ColorChoice, EndReason, Event, EventKind, Game, GameResult, LagComp, Ms, Parity, Phase, PlayerTime, RefereeMode,
     Rejection, Settings, TimeControl,
 };
 use weiqi_proto::v1 as pb;
@@ -34,6 +34,61 @@ pub fn game_id(id: &str) -> Result<(), Status> {
         ));
     }
     Ok(())
+}
+
+/// INVALID_ARGUMENT naming the request field at fault (`google.rpc.BadRequest`), with
+/// an `ErrorInfo` (reason `bad_setting`, the field in its metadata).
+pub fn bad_request(field: &str, msg: impl Into<String>) -> Status {
+    let msg = msg.into();
+    let mut details = ErrorDetails::with_error_info(
+        "bad_setting",
+        DOMAIN,
+        HashMap::from([("field".to_string(), field.to_string())]),
+    );
+    details.add_bad_request_violation(field, msg.clone());
+    Status::with_error_details(Code::InvalidArgument, msg, details)
+}
+
+/// The request field a refused setting came from.
+pub fn setting_field(f: SettingField) -> String {
+    let path = match f {
+        SettingField::BoardSize => "settings.board_size",
+        SettingField::Komi => "settings.komi",
+        SettingField::Handicap => "settings.handicap",
+        SettingField::LagAllowance => "settings.lag_allowance_ms",
+        SettingField::MaxLateness => "settings.max_lateness_ms",
+        SettingField::NigiriTimeout => "settings.nigiri_timeout_ms",
+        SettingField::NigiriCommitment => "nigiri_commitment",
+        SettingField::Time { control, field } => {
+            let kind = match control {
+                TimeControl::None => "none",
+                TimeControl::Absolute { .. } => "absolute",
+                TimeControl::Fischer { .. } => "fischer",
+                TimeControl::ByoYomi { .. } => "byo_yomi",
+                TimeControl::Canadian { .. } => "canadian",
+                TimeControl::GamePlusMove { .. } => "game_plus_move",
+            };
+            let value = match field {
+                ClockField::MainTime => "main_ms",
+                ClockField::Periods => "periods",
+                ClockField::PeriodTime => "period_ms",
+                ClockField::Stones => "stones",
+                ClockField::Increment => "increment_ms",
+                ClockField::Cap => "cap_ms",
+                ClockField::PerMove => "per_move_ms",
+                ClockField::LagAllowance => return "settings.lag_allowance_ms".into(),
+            };
+            return format!("settings.time_control.{kind}.{value}");
+        }
+    };
+    path.into()
+}
+
+/// A status with an `ErrorInfo` (domain `weiqi.v1`, `reason`, and `meta`): every error
+/// this server makes carries one.
+pub fn error(code: Code, reason: &str, msg: impl Into<String>, meta: &[(&str, &str)]) -> Status {
+    let meta = meta.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Status::with_error_details(code, msg.into(), ErrorDetails::with_error_info(reason, DOMAIN, meta))
 }
 
 pub fn invalid(msg: impl Into<String>) -> Status {
@@ -136,16 +191,23 @@ pub fn time_to(t: TimeControl) -> pb::TimeControl {
     pb::TimeControl { kind: Some(kind) }
 }
 
-pub fn settings_from(s: Option<&pb::GameSettings>) -> Result<Settings, Status> {
+/// Game settings from the wire; `default_lag_ms` is the server's lag allowance for games
+/// that do not set one. (Bounds are the game's to check: [`rejection_to`] names the field.)
+pub fn settings_from(s: Option<&pb::GameSettings>, default_lag_ms: Ms) -> Result<Settings, Status> {
     let s = s.cloned().unwrap_or_default();
     let size = if s.board_size == 0 { 19 } else { s.board_size };
-    let size = u8::try_from(size).map_err(|_| invalid(format!("board size {size} is not in 2..=25")))?;
+    let size = u8::try_from(size).map_err(|_| {
+        bad_request(
+            "settings.board_size",
+            format!("board size {size} is not in 2..=25"),
+        )
+    })?;
     let preset: Preset = if s.rules.is_empty() {
         Preset::Chinese
     } else {
         s.rules
             .parse()
-            .map_err(|e: weiqi_rules::RulesError| invalid(e.to_string()))?
+            .map_err(|e: weiqi_rules::RulesError| bad_request("settings.rules", e.to_string()))?
     };
     let mut rules = preset.rules();
     if let Some(k) = s.komi {
@@ -170,7 +232,7 @@ pub fn settings_from(s: Option<&pb::GameSettings>) -> Result<Settings, Status> {
     out.handicap = s.handicap;
     out.free_handicap = s.free_handicap;
     out.time = time_from(s.time_control.as_ref())?;
-    out.lag = LagComp::default();
+    out.lag = LagComp::allowance(s.lag_allowance_ms.unwrap_or(default_lag_ms));
     out.colors = colors;
     out.mode = mode;
     out.allow_undo = s.allow_undo.unwrap_or(true);
@@ -382,7 +444,11 @@ fn kind_name(json: &str) -> &str {
 
 /// A refused command as a gRPC status with a machine-readable reason.
 pub fn rejection_to(r: &Rejection, game_id: &str, g: &Game) -> Status {
+    if let Rejection::BadSetting { field, message } = r {
+        return bad_request(&setting_field(*field), message.clone());
+    }
     let (code, reason) = match r {
+        Rejection::BadSetting { .. } => unreachable!("answered above"),
         Rejection::InvalidArgument(_) => (Code::InvalidArgument, "invalid_argument".to_string()),
         Rejection::CommitmentMismatch => (Code::InvalidArgument, "commitment_mismatch".to_string()),
         Rejection::WrongPhase(_) => (Code::FailedPrecondition, "wrong_phase".to_string()),
@@ -450,7 +516,7 @@ mod tests {
                 ..Default::default()
             };
             f(&mut s);
-            super::settings_from(Some(&s))
+            super::settings_from(Some(&s), 1000)
         };
         assert!(with(&|_| {}).is_ok());
         assert!(with(&|s| s.color_choice = pb::ColorChoice::Nigiri as i32).is_ok());

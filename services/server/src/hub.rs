@@ -136,10 +136,10 @@ pub struct Entry {
     pub log: Vec<Event>,
     host_hash: Option<String>,
     guest_hash: Option<String>,
-    /// Every request id that changed the game, with its first event. A retry's answer is
-    /// rebuilt from the log (retries are rare; keeping encoded answers cost memory on
-    /// every move).
-    requests: HashMap<String, u64>,
+    /// Every request id that changed the game, by seat ([`RequestKey`]), with its first
+    /// event and the fingerprint of the command it carried. A retry's answer is rebuilt
+    /// from the log (retries are rare; keeping encoded answers cost memory on every move).
+    requests: HashMap<String, (u64, Option<String>)>,
     pub tx: broadcast::Sender<Broadcast>,
     timer: Option<AbortHandle>,
     /// Server time of the last command that changed the game (or of loading it).
@@ -178,14 +178,13 @@ impl Entry {
         let mut entry = Entry::new(game, sg.events);
         entry.host_hash = sg.host_token_hash;
         entry.guest_hash = sg.guest_token_hash;
-        entry.requests = sg.responses.into_iter().collect();
+        entry.requests = sg.responses.into_iter().map(RequestKey::parse).collect();
         Ok(entry)
     }
 
     /// The first answer to a request: remembered, or rebuilt from the log (the events of
     /// one command are contiguous and share their time).
-    fn answer_for(&self, game_id: &str, request_id: &str, actor: Actor) -> Option<pb::CommandResult> {
-        let first = *self.requests.get(request_id)?;
+    fn answer_for(&self, game_id: &str, first: u64, actor: Actor) -> Option<pb::CommandResult> {
         let start = self.log.iter().position(|e| e.seq == first)?;
         let at = self.log[start].at;
         let events: Vec<&Event> = self.log[start..].iter().take_while(|e| e.at == at).collect();
@@ -235,6 +234,64 @@ impl Entry {
     }
 }
 
+/// A request id as the server keeps it: scoped to the seat that sent it (both players may
+/// use the same ids), with a fingerprint of the command so that an id reused for another
+/// command is refused instead of answered with the first command's result. Stored as
+/// `<seat>:<fingerprint>:<request id>`; ids stored by older versions (no prefix) still
+/// answer retries from either seat.
+#[derive(Debug, Clone)]
+pub struct RequestKey {
+    seat: char,
+    request_id: String,
+    fingerprint: String,
+}
+
+impl RequestKey {
+    /// `None` for calls without a request id.
+    fn new(actor: Actor, request_id: &str, cmd: &Command) -> Option<RequestKey> {
+        if request_id.is_empty() {
+            return None;
+        }
+        let seat = match actor {
+            Actor::Host => 'h',
+            Actor::Guest => 'g',
+            Actor::Server => 's',
+        };
+        Some(RequestKey {
+            seat,
+            request_id: request_id.to_string(),
+            fingerprint: cmd.fingerprint(),
+        })
+    }
+
+    fn map_key(&self) -> String {
+        format!("{}:{}", self.seat, self.request_id)
+    }
+
+    fn stored(&self) -> String {
+        format!("{}:{}:{}", self.seat, self.fingerprint, self.request_id)
+    }
+
+    /// A stored id as kept in memory: `(seat:id, (first seq, fingerprint))`.
+    fn parse((stored, seq): (String, u64)) -> (String, (u64, Option<String>)) {
+        let mut parts = stored.splitn(3, ':');
+        if let (Some(seat @ ("h" | "g" | "s")), Some(fp), Some(id)) = (parts.next(), parts.next(), parts.next())
+            && fp.len() == 16
+            && fp.bytes().all(|b| b.is_ascii_hexdigit())
+        {
+            return (format!("{seat}:{id}"), (seq, Some(fp.to_string())));
+        }
+        (stored, (seq, None))
+    }
+
+    /// This seat's earlier use of the id, or one stored by an older version.
+    fn find<'a>(&self, requests: &'a HashMap<String, (u64, Option<String>)>) -> Option<&'a (u64, Option<String>)> {
+        requests
+            .get(&self.map_key())
+            .or_else(|| requests.get(&self.request_id).filter(|(_, fp)| fp.is_none()))
+    }
+}
+
 /// Idempotency and staleness fields of a mutating call.
 #[derive(Debug, Clone, Default)]
 pub struct Mutation {
@@ -266,10 +323,15 @@ async fn sleep_unless_stopped(shutdown: &mut watch::Receiver<bool>, every: std::
 
 fn store_error(e: StoreError) -> Status {
     match e {
-        StoreError::Conflict { .. } => Status::aborted(format!("{e}; retry")),
-        StoreError::Closed => Status::unavailable("the server is shutting down"),
-        other => Status::internal(format!("storage failure: {other}")),
+        StoreError::Conflict { .. } => convert::error(Code::Aborted, "conflict", format!("{e}; retry"), &[]),
+        StoreError::Closed => convert::error(Code::Unavailable, "shutting_down", "the server is shutting down", &[]),
+        other => convert::error(Code::Internal, "storage_failure", format!("storage failure: {other}"), &[]),
     }
+}
+
+/// A stored log that does not fold (a bug or a damaged store): INTERNAL, with its reason.
+fn corrupt(e: impl std::fmt::Display) -> Status {
+    convert::error(Code::Internal, "corrupt_game", e.to_string(), &[])
 }
 
 fn summary(g: &Game) -> Summary {
@@ -468,9 +530,14 @@ impl<S: EventStore> Hub<S> {
         // Boxed: a cold path, kept out of every command's future (see `lock`).
         let stored = Box::pin(self.store.load(game_id)).await.map_err(store_error)?;
         let Some(sg) = stored else {
-            return Err(Status::not_found(format!("no game {game_id:?}")));
+            return Err(convert::error(
+                Code::NotFound,
+                "game_not_found",
+                format!("no game {game_id:?}"),
+                &[("game_id", game_id)],
+            ));
         };
-        let mut entry = Entry::from_stored(sg).map_err(|e| Status::internal(e.to_string()))?;
+        let mut entry = Entry::from_stored(sg).map_err(corrupt)?;
         entry.last_active = self.time.now_ms();
         let finished = entry.game.phase() == Phase::Finished;
         let slot = Slot::new(entry);
@@ -507,9 +574,11 @@ impl<S: EventStore> Hub<S> {
         // stored one, and its fold is the game as last acknowledged. From there, what the
         // store holds beyond it (the interrupted append, if it went through; other
         // servers' appends) is applied as it would have been.
-        entry.game = Game::from_events(&entry.log).map_err(|e| Status::internal(e.to_string()))?;
+        entry.game = Game::from_events(&entry.log).map_err(corrupt)?;
         entry.stale = false;
-        warn!(game_id = %game_id, seq = entry.game.seq(), "reloading from the store (an interrupted command)");
+        // (A client that cancels its call is ordinary: not a warning. A store that fails
+        // is reported by the store and to the caller.)
+        info!(game_id = %game_id, seq = entry.game.seq(), "reloading from the store after an interrupted command");
         self.fast_forward(game_id, entry).await?;
         Ok(())
     }
@@ -523,7 +592,14 @@ impl<S: EventStore> Hub<S> {
             .load_since(game_id, entry.game.seq())
             .await
             .map_err(store_error)?
-            .ok_or_else(|| Status::internal(format!("game {game_id:?} is missing from the store")))?;
+            .ok_or_else(|| {
+                convert::error(
+                    Code::Internal,
+                    "storage_failure",
+                    format!("game {game_id:?} is missing from the store"),
+                    &[("game_id", game_id)],
+                )
+            })?;
         if newer.events.is_empty() {
             return Ok(false);
         }
@@ -532,7 +608,7 @@ impl<S: EventStore> Hub<S> {
         // corrupt log), the next use would start over from the log.
         entry.stale = true;
         for e in newer.events {
-            entry.game.apply(&e).map_err(|e| Status::internal(e.to_string()))?;
+            entry.game.apply(&e).map_err(corrupt)?;
             if entry.tx.receiver_count() > 0 {
                 let _ = entry
                     .tx
@@ -541,7 +617,7 @@ impl<S: EventStore> Hub<S> {
             entry.log.push(e);
         }
         entry.stale = false;
-        entry.requests.extend(newer.responses);
+        entry.requests.extend(newer.responses.into_iter().map(RequestKey::parse));
         entry.host_hash = newer.host_token_hash;
         entry.guest_hash = newer.guest_token_hash;
         entry.listing.update(&entry.game);
@@ -733,7 +809,7 @@ impl<S: EventStore> Hub<S> {
             .map_err(|r| convert::rejection_to(&r, &game_id, &game))?;
         let mut next = game.clone();
         for e in &events {
-            next.apply(e).map_err(|e| Status::internal(e.to_string()))?;
+            next.apply(e).map_err(corrupt)?;
         }
         let host_hash = auth::sha256_hex(token.as_bytes());
         self.store
@@ -886,10 +962,25 @@ impl<S: EventStore> Hub<S> {
         cmd: &Command,
         m: &Mutation,
     ) -> Result<pb::CommandResult, Status> {
-        if !m.request_id.is_empty()
-            && let Some(answer) = entry.answer_for(game_id, &m.request_id, actor)
+        let key = RequestKey::new(actor, &m.request_id, cmd);
+        if let Some(key) = &key
+            && let Some((first, fingerprint)) = key.find(&entry.requests)
         {
-            return Ok(answer);
+            if fingerprint.is_some_and(|f| *f != key.fingerprint) {
+                return Err(convert::with_info(
+                    Code::InvalidArgument,
+                    format!(
+                        "request id {:?} was used for another command; a retry must repeat the call",
+                        m.request_id
+                    ),
+                    "request_id_reused",
+                    game_id,
+                    &entry.game,
+                ));
+            }
+            if let Some(answer) = entry.answer_for(game_id, *first, actor) {
+                return Ok(answer);
+            }
         }
         if let Some(expected) = m.expected_move_number
             && expected as usize != entry.game.move_number()
@@ -912,8 +1003,7 @@ impl<S: EventStore> Hub<S> {
             );
             return Err(status);
         }
-        let request = (!m.request_id.is_empty()).then(|| m.request_id.clone());
-        self.apply_locked(game_id, entry, actor, cmd, None, request).await
+        self.apply_locked(game_id, entry, actor, cmd, None, key).await
     }
 
     /// Decides, persists, then applies and publishes. Nothing changes unless the store
@@ -925,7 +1015,7 @@ impl<S: EventStore> Hub<S> {
         actor: Actor,
         cmd: &Command,
         guest_hash: Option<String>,
-        request_id: Option<String>,
+        request: Option<RequestKey>,
     ) -> Result<pb::CommandResult, Status> {
         let now = self.time.now_ms();
         let (seq, phase) = (entry.game.seq(), entry.game.phase());
@@ -965,7 +1055,7 @@ impl<S: EventStore> Hub<S> {
                 events: events.clone(),
                 host_token_hash: None,
                 guest_token_hash: guest_hash.clone(),
-                request_id: request_id.clone(),
+                request_id: request.as_ref().map(RequestKey::stored),
                 // The lobby row changes with the phase (and the guest's token).
                 summary: (entry.game.phase() != phase || guest_hash.is_some()).then(|| summary(&entry.game)),
                 move_number: entry.game.move_number() as u32,
@@ -973,7 +1063,18 @@ impl<S: EventStore> Hub<S> {
                 now_ms: now,
             })
             .await
-            .map_err(store_error)?;
+            .map_err(|e| {
+                if matches!(e, StoreError::Conflict { .. }) {
+                    // The store refused the append for certain (another server moved the
+                    // game on): the game is its acknowledged log again, no reload needed,
+                    // and the caller catches up. Normal with replicas, so not a warning.
+                    if let Ok(g) = Game::from_events(&entry.log) {
+                        entry.game = g;
+                        entry.stale = false;
+                    }
+                }
+                store_error(e)
+            })?;
         // Durable: the game in memory is the stored one again.
         entry.stale = false;
         entry.listing.update(&entry.game);
@@ -992,7 +1093,7 @@ impl<S: EventStore> Hub<S> {
         let mut published = Vec::new();
         if let Some(mut g) = before {
             for e in &events {
-                g.apply(e).map_err(|e| Status::internal(e.to_string()))?;
+                g.apply(e).map_err(corrupt)?;
                 published.push(Arc::new((e.clone(), convert::state_to(game_id, &g, e.at))));
             }
         }
@@ -1002,8 +1103,8 @@ impl<S: EventStore> Hub<S> {
         if let Some(h) = guest_hash {
             entry.guest_hash = Some(h);
         }
-        if let Some(id) = request_id {
-            entry.requests.insert(id, events_first);
+        if let Some(key) = request {
+            entry.requests.insert(key.map_key(), (events_first, Some(key.fingerprint)));
         }
         if !was_finished && entry.game.phase() == Phase::Finished {
             // (Counted by the server whose append ended it: with a shared store the others

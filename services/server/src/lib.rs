@@ -87,10 +87,14 @@ fn load_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
 const WATCH_POLL_MS: u64 = 200;
 
 /// How often a server sharing its store looks for games overdue on their clocks whose
-/// server is gone, and how late they must be (the server holding a game ticks it on
-/// time; a shorter grace would have others load games that are fine).
-const CLAIM_EVERY_MS: u64 = 1000;
-const CLAIM_GRACE_MS: u64 = 2000;
+/// server is gone, and how late they must be. The stored wake-up is exactly when the
+/// game's own server would tick it (the deadline with the lag allowance already in it),
+/// so a game whose server is gone ends at most `CLAIM_GRACE_MS + CLAIM_EVERY_MS` (750 ms)
+/// after it would have ended on its own server, plus the claim's round trip. The grace
+/// keeps others off games whose own timer is firing right now (it fires within
+/// milliseconds of the wake-up unless that server is overloaded or gone).
+const CLAIM_EVERY_MS: u64 = 250;
+const CLAIM_GRACE_MS: u64 = 500;
 
 /// Opens the store (SQLite in the data folder, or PostgreSQL when `database_url` is
 /// set), recovers unfinished games, binds, and serves until stopped.
@@ -161,11 +165,16 @@ async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> a
 
     let (health, health_svc) = tonic_health::server::health_reporter();
     health.set_serving::<GameServiceServer<GameSvc<S>>>().await;
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(weiqi_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
-    let svc = GameServiceServer::new(GameSvc::new(hub.clone()));
+    // Reflection in both versions: grpcurl speaks v1, Python's grpcio-reflection (and
+    // other older tools) only v1alpha.
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(weiqi_proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1alpha = reflection().build_v1alpha()?;
+    let reflection = reflection().build_v1()?;
+    let svc = GameServiceServer::new(GameSvc::new(hub.clone(), cfg.lag_allowance_ms));
     let grace = std::time::Duration::from_millis(cfg.shutdown_grace_ms);
     let mut stop_wait = stop_rx.clone();
     let shutdown = async move {
@@ -181,6 +190,7 @@ async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> a
         .layer(tonic_web::GrpcWebLayer::new())
         .add_service(health_svc)
         .add_service(reflection)
+        .add_service(reflection_v1alpha)
         .add_service(svc)
         // Our own listener (bound above, to learn the port) loses the builder's TCP_NODELAY:
         // set it here. With Nagle's algorithm on, answers waited for the client's ACKs.

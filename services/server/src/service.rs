@@ -19,11 +19,13 @@ use crate::hub::{Hub, Mutation, redact_for_actor};
 
 pub struct GameSvc<S> {
     hub: Arc<Hub<S>>,
+    /// The lag allowance of games that set none.
+    default_lag_ms: u64,
 }
 
 impl<S: EventStore> GameSvc<S> {
-    pub fn new(hub: Arc<Hub<S>>) -> GameSvc<S> {
-        GameSvc { hub }
+    pub fn new(hub: Arc<Hub<S>>, default_lag_ms: u64) -> GameSvc<S> {
+        GameSvc { hub, default_lag_ms }
     }
 
     fn timer(&self, method: &str) -> prometheus::HistogramTimer {
@@ -71,7 +73,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
         let _t = self.timer("CreateGame");
         let r = request.into_inner();
         convert::request_id(&r.request_id)?;
-        let settings = convert::settings_from(r.settings.as_ref())?;
+        let settings = convert::settings_from(r.settings.as_ref(), self.default_lag_ms)?;
         // (Whether nigiri needs a commitment, and its form, is the game's to check.)
         let commitment = (!r.nigiri_commitment.is_empty()).then_some(r.nigiri_commitment);
         let (game_id, seat_token, state) = self.hub.create(settings, commitment, &r.request_id).await?;
@@ -343,75 +345,17 @@ impl<S: EventStore> GameService for GameSvc<S> {
         let hub = self.hub.clone();
         let game_id = r.game_id.clone();
         let since = r.since_seq;
-        // A spectator is not a seat: give them the redaction of nobody.
-        let viewer_seat: Option<Seat> = viewer.seat();
         let mut shutdown = hub.shutdown_signal();
         hub.metrics.open_streams.inc();
         tokio::spawn(async move {
-            let metrics = hub.metrics.clone();
-            let redact = move |e: &weiqi_game::Event, g: &Game| -> weiqi_game::Event {
-                e.redacted_for(viewer_seat.and_then(|s| g.color_of(s)))
+            let watcher = Watcher {
+                hub: &hub,
+                game_id: &game_id,
+                viewer,
+                out: &out,
             };
-            // Replay what the client missed, with the state after each event.
-            let mut g = Game::new();
-            let mut last = since;
-            for e in &backlog {
-                if g.apply(e).is_err() {
-                    break;
-                }
-                if e.seq > since {
-                    let msg = pb::WatchGameResponse {
-                        event: Some(convert::event_to(&redact(e, &g))),
-                        state: Some(convert::state_to(&game_id, &g, e.at)),
-                    };
-                    if out.send(Ok(msg)).await.is_err() {
-                        metrics.open_streams.dec();
-                        return;
-                    }
-                    last = e.seq;
-                }
-            }
-            loop {
-                tokio::select! {
-                    _ = shutdown.changed() => break,
-                    item = rx.recv() => match item {
-                        Ok(b) => {
-                            let (e, state) = &*b;
-                            if e.seq <= last {
-                                continue;
-                            }
-                            let shown = if matches!(e.kind, weiqi_game::EventKind::MoveSealed { .. }) {
-                                // Only a sealed move needs the viewer's colour.
-                                let Ok(entry) = hub.lock(&game_id).await else { break };
-                                redact_for_actor(e, &entry.game, viewer)
-                            } else {
-                                e.clone()
-                            };
-                            let msg = pb::WatchGameResponse { event: Some(convert::event_to(&shown)), state: Some(state.clone()) };
-                            if out.send(Ok(msg)).await.is_err() {
-                                break;
-                            }
-                            last = e.seq;
-                        }
-                        Err(broadcast::error::RecvError::Lagged(_)) => {
-                            // Fell behind the channel: catch up from the log.
-                            let Ok(e) = hub.lock(&game_id).await else { break };
-                            let (log, g) = (e.log.clone(), e.game.clone());
-                            drop(e);
-                            let mut failed = false;
-                            let from = last;
-                            for e in log.iter().filter(|e| e.seq > from) {
-                                let msg = pb::WatchGameResponse { event: Some(convert::event_to(&redact(e, &g))), state: Some(convert::state_to(&game_id, &g, e.at)) };
-                                if out.send(Ok(msg)).await.is_err() { failed = true; break; }
-                                last = e.seq;
-                            }
-                            if failed { break; }
-                        }
-                        Err(broadcast::error::RecvError::Closed) => break,
-                    }
-                }
-            }
-            metrics.open_streams.dec();
+            watcher.run(since, backlog, &mut rx, &mut shutdown).await;
+            hub.metrics.open_streams.dec();
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(out_rx))))
     }
@@ -425,7 +369,14 @@ impl<S: EventStore> GameService for GameSvc<S> {
         let sgf = e
             .game
             .to_sgf()
-            .ok_or_else(|| Status::failed_precondition("the game has no board yet"))?;
+            .ok_or_else(|| {
+                convert::error(
+                    tonic::Code::FailedPrecondition,
+                    "wrong_phase",
+                    "the game has no board yet",
+                    &[("game_id", &request.get_ref().game_id)],
+                )
+            })?;
         Ok(Response::new(pb::ExportSgfResponse { sgf }))
     }
 
@@ -442,6 +393,107 @@ impl<S: EventStore> GameService for GameSvc<S> {
             payload: request.into_inner().payload,
         }))
     }
+}
+
+type WatchSender = mpsc::Sender<Result<pb::WatchGameResponse, Status>>;
+
+/// Feeds one watcher until the client goes away (cancels, closes its connection, hits its
+/// deadline: the stream's receiver is dropped), the game's channel closes, or the server
+/// stops. Waiting on `out.closed()` beside the game's channel is what ends a stream on a
+/// quiet game: a dead client is noticed at once, not at the game's next event.
+struct Watcher<'a, S> {
+    hub: &'a Arc<Hub<S>>,
+    game_id: &'a str,
+    viewer: Actor,
+    out: &'a WatchSender,
+}
+
+impl<S: EventStore> Watcher<'_, S> {
+async fn run(
+    &self,
+    since: u64,
+    backlog: Vec<weiqi_game::Event>,
+    rx: &mut broadcast::Receiver<crate::hub::Broadcast>,
+    shutdown: &mut tokio::sync::watch::Receiver<bool>,
+) {
+    let Watcher { hub, game_id, viewer, out } = *self;
+    // Replay what the client missed, with the state after each event.
+    let Some(mut last) = replay(game_id, &backlog, since, viewer.seat(), out).await else {
+        return;
+    };
+    drop(backlog);
+    loop {
+        let item = tokio::select! {
+            _ = shutdown.changed() => return,
+            _ = out.closed() => return,
+            item = rx.recv() => item,
+        };
+        match item {
+            Ok(b) => {
+                let (e, state) = &*b;
+                if e.seq <= last {
+                    continue;
+                }
+                let shown = if matches!(e.kind, weiqi_game::EventKind::MoveSealed { .. }) {
+                    // Only a sealed move needs the viewer's colour.
+                    let Ok(entry) = hub.lock(game_id).await else { return };
+                    redact_for_actor(e, &entry.game, viewer)
+                } else {
+                    e.clone()
+                };
+                let msg = pb::WatchGameResponse {
+                    event: Some(convert::event_to(&shown)),
+                    state: Some(state.clone()),
+                };
+                if out.send(Ok(msg)).await.is_err() {
+                    return;
+                }
+                last = e.seq;
+            }
+            Err(broadcast::error::RecvError::Lagged(_)) => {
+                // Fell behind the channel: catch up from the log, each event with the
+                // state folded up to it (not the game's state now).
+                let Ok(entry) = hub.lock(game_id).await else { return };
+                let log = entry.log.clone();
+                drop(entry);
+                match replay(game_id, &log, last, viewer.seat(), out).await {
+                    Some(seq) => last = seq,
+                    None => return,
+                }
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+}
+
+/// Sends a watcher the events of `log` after `since`, each redacted for `viewer` and with
+/// the state folded up to it. Returns the last sequence number sent (`since` when none),
+/// or `None` when the client went away.
+async fn replay(
+    game_id: &str,
+    log: &[weiqi_game::Event],
+    since: u64,
+    viewer: Option<Seat>,
+    out: &WatchSender,
+) -> Option<u64> {
+    let mut g = Game::new();
+    let mut last = since;
+    for e in log {
+        if g.apply(e).is_err() {
+            break;
+        }
+        if e.seq > since {
+            let shown = e.redacted_for(viewer.and_then(|s| g.color_of(s)));
+            let msg = pb::WatchGameResponse {
+                event: Some(convert::event_to(&shown)),
+                state: Some(convert::state_to(game_id, &g, e.at)),
+            };
+            out.send(Ok(msg)).await.ok()?;
+            last = e.seq;
+        }
+    }
+    Some(last)
 }
 
 fn seal_command(sm: Option<&pb::SealedMove>, size: u8) -> Result<Command, Status> {

@@ -35,7 +35,7 @@ fn ids(games: &[pb::GameSummary]) -> Vec<&str> {
 async fn the_lobby_never_waits_for_a_busy_game_and_shows_the_newest_first() {
     let (_stop, rx) = watch::channel(false);
     let hub = Arc::new(Hub::new(MemoryStore::new(), vec![7; 32], Metrics::new(), rx));
-    let svc = GameSvc::new(hub.clone());
+    let svc = GameSvc::new(hub.clone(), 1000);
     // Five games created a second apart; the first three get an opponent.
     let mut created = Vec::new();
     for _ in 0..5 {
