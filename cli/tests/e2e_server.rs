@@ -40,6 +40,9 @@ impl Server {
             ])
             .arg(&dir)
             .env("WEIQI__HEARTBEAT_MS", "100")
+            // Every test's client is 127.0.0.1: per-client quotas off unless a test sets them.
+            .env("WEIQI__LIMITS__CREATES_PER_MINUTE", "0")
+            .env("WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT", "0")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -1082,7 +1085,10 @@ async fn postgres_overdue_game_of_a_crashed_replica_ends_on_time() {
     // The bound the README states: within about a second of the game's own end (750 ms
     // of claim grace and period, and the claim's and the test's round trips).
     let late = started.elapsed().saturating_sub(on_its_own);
-    assert!(late < Duration::from_millis(1100), "ended {late:?} after its own deadline");
+    assert!(
+        late < Duration::from_millis(1100),
+        "ended {late:?} after its own deadline"
+    );
     let r = st.result.unwrap();
     assert_eq!(
         (r.reason, r.winner),
@@ -1179,9 +1185,10 @@ async fn watch_streams_end_with_their_clients() {
     drop(streams);
     drop(channels);
     assert_eq!(open(baseline).await, baseline, "streams of closed connections end");
-    // Memory: after a first round has warmed the allocator, three more rounds of 300
-    // watchers leave the server's resident memory where it was (a dead stream held its
-    // task, its buffered backlog and its channel: about 10 KiB each, 9 MiB in all).
+    // Memory: after a first round has warmed the allocator, five more rounds of 300
+    // watchers leave the server's resident memory where it was, give or take the
+    // allocator's noise (-8..+2 MiB measured). Dead streams, each holding its task, its
+    // channel and its buffered backlog (about 27 KiB), grew it 7-9 MiB a round: 37 MiB.
     let rss = || {
         let status = std::fs::read_to_string(format!("/proc/{}/status", srv.child.id())).unwrap();
         status
@@ -1193,10 +1200,13 @@ async fn watch_streams_end_with_their_clients() {
     drop(round(300).await);
     assert_eq!(open(baseline).await, baseline);
     let warm = rss();
-    for _ in 0..3 {
+    for _ in 0..5 {
         drop(round(300).await);
         assert_eq!(open(baseline).await, baseline);
     }
     let grown = rss().saturating_sub(warm);
-    assert!(grown < 4 * 1024, "resident memory grew by {grown} KiB over 900 dropped watchers");
+    assert!(
+        grown < 16 * 1024,
+        "resident memory grew by {grown} KiB over 1,500 dropped watchers"
+    );
 }

@@ -123,7 +123,8 @@ pub mod limits {
 }
 
 /// The value of a time control that a [`ClockError::OutOfRange`] names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ClockField {
     MainTime,
     Periods,
@@ -165,9 +166,14 @@ impl LagComp {
     /// At most [`limits::MAX_LAG_MS`] per move (and a quota of twice that).
     pub fn validate(&self) -> Result<(), ClockError> {
         let max = limits::MAX_LAG_MS;
-        let over = [self.max_per_move_ms, self.initial_ms / 2, self.max_quota_ms / 2, self.gain_ms]
-            .into_iter()
-            .find(|&v| v > max);
+        let over = [
+            self.max_per_move_ms,
+            self.initial_ms / 2,
+            self.max_quota_ms / 2,
+            self.gain_ms,
+        ]
+        .into_iter()
+        .find(|&v| v > max);
         match over {
             Some(value) => Err(ClockError::OutOfRange {
                 field: ClockField::LagAllowance,
@@ -624,7 +630,11 @@ impl Clock {
                 from = from.max(start.saturating_add(k.saturating_mul(s.period_ms)).saturating_sub(1));
             }
         }
-        let mut next = if from == after { Some(first) } else { self.next_announcement(from) };
+        let mut next = if from == after {
+            Some(first)
+        } else {
+            self.next_announcement(from)
+        };
         while let Some(a) = next.filter(|a| a.due <= now) {
             out.push(a);
             next = self.next_announcement(a.due);
@@ -636,7 +646,11 @@ impl Clock {
 /// The calls within one byo-yomi period of `period` ms, as (offset from its start, count),
 /// in order: at most 5, or 12 in the last period.
 fn period_calls(period: Ms, last: bool) -> impl Iterator<Item = (Ms, Option<u32>)> {
-    let before_end: &[Ms] = if last { &[30_000, 20_000, 10_000] } else { &[30_000, 20_000, 10_000, 5_000, 2_000] };
+    let before_end: &[Ms] = if last {
+        &[30_000, 20_000, 10_000]
+    } else {
+        &[30_000, 20_000, 10_000, 5_000, 2_000]
+    };
     let spoken = before_end
         .iter()
         .filter(move |&&r| r < period)

@@ -5,6 +5,31 @@ use super::*;
 const S: Ms = 1000;
 const MIN: Ms = 60 * S;
 
+/// Every call of the running player's current move, by walking all the periods: the
+/// oracle that [`Clock::next_announcement`]'s closed form must agree with.
+fn all_announcements(c: &Clock) -> Vec<Announcement> {
+    let Some((p, since)) = c.running else { return Vec::new() };
+    let TimeControl::ByoYomi { .. } = c.control else {
+        return Vec::new();
+    };
+    let s = &c.sides[p];
+    let mut out = Vec::new();
+    for k in 0..s.periods {
+        let start = since + s.main_ms + k as Ms * s.period_ms;
+        let left = s.periods - k;
+        for (offset, count) in period_calls(s.period_ms, left == 1) {
+            out.push(Announcement {
+                due: start + offset,
+                player: p,
+                seconds: (offset / 1000) as u32,
+                count,
+                periods_left: left,
+            });
+        }
+    }
+    out
+}
+
 fn clock(tc: TimeControl) -> Clock {
     let mut c = Clock::new(tc, LagComp::OFF);
     c.start(0, 0);
@@ -185,7 +210,7 @@ fn lag_quota() {
 #[test]
 fn announcements_c2() {
     let c = clock(TimeControl::chinese(0, 2));
-    let a = c.announcements();
+    let a = all_announcements(&c);
     let first: Vec<u32> = a.iter().filter(|x| x.periods_left == 2).map(|x| x.seconds).collect();
     assert_eq!(first, vec![30, 40, 50, 55, 58]);
     let last: Vec<(u32, Option<u32>)> = a
@@ -201,7 +226,12 @@ fn announcements_c2() {
     assert_eq!(a.last().unwrap().due, 60 * S + 59 * S);
     // Sorted by due time.
     assert!(a.windows(2).all(|w| w[0].due < w[1].due));
-    assert!(clock(TimeControl::Absolute { main_ms: MIN }).announcements().is_empty());
+    assert!(all_announcements(&clock(TimeControl::Absolute { main_ms: MIN })).is_empty());
+    assert!(
+        clock(TimeControl::Absolute { main_ms: MIN })
+            .next_announcement(0)
+            .is_none()
+    );
 }
 
 #[test]
@@ -216,6 +246,81 @@ fn validation() {
         .is_err()
     );
     assert!(TimeControl::chinese(0, 5).validate().is_ok());
+    // Zero periods and zero stones are refused alike (sudden death is Absolute).
+    let zero_stones = TimeControl::Canadian {
+        main_ms: MIN,
+        stones: 0,
+        period_ms: MIN,
+    };
+    let zero_periods = TimeControl::ByoYomi {
+        main_ms: MIN,
+        periods: 0,
+        period_ms: MIN,
+    };
+    for (tc, field) in [(zero_stones, ClockField::Stones), (zero_periods, ClockField::Periods)] {
+        assert!(
+            matches!(tc.validate(), Err(ClockError::OutOfRange { field: f, .. }) if f == field),
+            "{tc:?}"
+        );
+    }
+    // Every value has an upper bound, named when crossed.
+    let over = [
+        (TimeControl::chinese(0, limits::MAX_PERIODS + 1), ClockField::Periods),
+        (
+            TimeControl::ByoYomi {
+                main_ms: 0,
+                periods: 5,
+                period_ms: limits::MAX_PERIOD_MS + 1,
+            },
+            ClockField::PeriodTime,
+        ),
+        (
+            TimeControl::Absolute {
+                main_ms: limits::MAX_MAIN_MS + 1,
+            },
+            ClockField::MainTime,
+        ),
+        (
+            TimeControl::Canadian {
+                main_ms: 0,
+                stones: limits::MAX_STONES + 1,
+                period_ms: MIN,
+            },
+            ClockField::Stones,
+        ),
+        (
+            TimeControl::Fischer {
+                main_ms: MIN,
+                increment_ms: limits::MAX_PERIOD_MS + 1,
+                cap_ms: None,
+            },
+            ClockField::Increment,
+        ),
+        (
+            TimeControl::Fischer {
+                main_ms: MIN,
+                increment_ms: S,
+                cap_ms: Some(limits::MAX_MAIN_MS + 1),
+            },
+            ClockField::Cap,
+        ),
+        (
+            TimeControl::GamePlusMove {
+                main_ms: MIN,
+                per_move_ms: limits::MAX_PERIOD_MS + 1,
+            },
+            ClockField::PerMove,
+        ),
+    ];
+    for (tc, field) in over {
+        assert!(
+            matches!(tc.validate(), Err(ClockError::OutOfRange { field: f, .. }) if f == field),
+            "{tc:?}"
+        );
+    }
+    assert!(LagComp::allowance(limits::MAX_LAG_MS).validate().is_ok());
+    assert!(LagComp::allowance(limits::MAX_LAG_MS + 1).validate().is_err());
+    assert_eq!(LagComp::allowance(0), LagComp::OFF);
     assert!(
         TimeControl::Fischer {
             main_ms: 10,
@@ -232,6 +337,44 @@ mod props {
     use proptest::prelude::*;
 
     proptest! {
+        /// The closed forms agree with walking every period: the next call after any
+        /// time, and the calls a late tick recites (those of the last two periods).
+        #[test]
+        fn next_announcement_matches_the_walk(main in 0u64..100_000, periods in 1u32..6, period in 1_000u64..70_000, after in 0u64..500_000, late in 0u64..200_000) {
+            let c = clock(TimeControl::ByoYomi { main_ms: main, periods, period_ms: period });
+            let all = all_announcements(&c);
+            prop_assert_eq!(c.next_announcement(after), all.iter().find(|a| a.due > after).copied());
+            let now = after + late;
+            let due = c.due_announcements(after, now);
+            let window = now.saturating_sub(main).saturating_sub(period) / period * period + main;
+            let expected: Vec<_> = all
+                .iter()
+                .filter(|a| a.due > after && a.due <= now && (now < main + period || a.due >= window))
+                .copied()
+                .collect();
+            prop_assert_eq!(due, expected);
+        }
+
+        /// Whatever the values (a game stored by an older version may hold any), every
+        /// clock computation answers in constant work: with 4 billion periods of up to
+        /// u64::MAX ms, walking the periods would never finish. The answers are checked
+        /// against the closed forms' own arithmetic.
+        #[test]
+        fn extreme_values_cost_nothing(periods in (u32::MAX - 10)..=u32::MAX, period in 1_000u64..=u64::MAX / 2, k in 0u64..1_000_000_000, main in 0u64..=u64::MAX / 4) {
+            let c = clock(TimeControl::ByoYomi { main_ms: main, periods, period_ms: period });
+            prop_assert_eq!(c.deadline(), Some(main.saturating_add((periods as Ms).saturating_mul(period))));
+            let start = main.saturating_add(k.saturating_mul(period));
+            let next = c.next_announcement(start);
+            if let Some(a) = next {
+                prop_assert!(a.due > start);
+                prop_assert!(a.periods_left <= periods);
+            }
+            prop_assert!(c.due_announcements(0, u64::MAX).len() <= 28);
+            let mut c2 = c.clone();
+            let _ = c2.press(start, 0);
+            let _ = c2.snapshot(u64::MAX);
+        }
+
         /// Whatever the moves, a player flags exactly when a move reaches the deadline.
         #[test]
         fn deadline_is_the_flag_time(main in 0u64..100_000, periods in 1u32..5, period in 1u64..20_000, moves in proptest::collection::vec(0u64..50_000, 1..40)) {

@@ -159,7 +159,7 @@ impl Game {
     }
     /// When the player to move loses on time, for the server's single timer.
     pub fn deadline(&self) -> Option<Ms> {
-        if self.phase == Phase::Playing {
+        if matches!(self.phase, Phase::Playing | Phase::PlacingHandicap) {
             self.clock.deadline()
         } else {
             None
@@ -169,6 +169,7 @@ impl Game {
     /// forfeit): when the server should send `Tick`.
     pub fn next_wakeup(&self) -> Option<Ms> {
         match self.phase {
+            Phase::PlacingHandicap => self.clock.deadline(),
             Phase::Playing => {
                 let ann = self.clock.next_announcement(self.last_announced).map(|a| a.due);
                 match (ann, self.clock.deadline()) {
@@ -366,6 +367,8 @@ impl Game {
                 self.phase = if s.scheduled_start.is_some() {
                     Phase::Scheduled
                 } else if s.free_handicap && s.handicap >= 2 {
+                    // Black places the stones on Black's clock.
+                    self.clock.start(Color::Black.index(), at);
                     Phase::PlacingHandicap
                 } else {
                     Phase::Playing
@@ -378,12 +381,17 @@ impl Game {
                 let s = self.settings.as_ref().expect("created");
                 if self.checked_in == [true, true] && s.free_handicap && s.handicap >= 2 {
                     self.phase = Phase::PlacingHandicap;
+                    self.clock.start(Color::Black.index(), at);
                 }
             }
             EventKind::HandicapPlaced { points } => {
                 let s = self.settings.as_ref().expect("created");
                 let state = State::with_free_handicap(s.size, points, s.rules).map_err(|err| bad(&err.to_string()))?;
                 self.state = Some(state);
+                // The placement is charged to Black's clock like a move.
+                self.clock
+                    .press(at, 0)
+                    .map_err(|_| bad("handicap placed after the flag"))?;
             }
             EventKind::PlayStarted { first } => {
                 self.phase = Phase::Playing;
@@ -519,7 +527,10 @@ impl Game {
 fn validate_settings(s: &Settings, commitment: Option<&str>) -> Result<(), Rejection> {
     let bad = |field: SettingField, message: String| Err(Rejection::BadSetting { field, message });
     if !(weiqi_rules::MIN_SIZE..=weiqi_rules::MAX_SIZE).contains(&s.size) {
-        return bad(SettingField::BoardSize, format!("board size {} is not in 2..=25", s.size));
+        return bad(
+            SettingField::BoardSize,
+            format!("board size {} is not in 2..=25", s.size),
+        );
     }
     if let Err(e) = s.rules.validate() {
         return bad(SettingField::Komi, e.to_string());
@@ -608,6 +619,15 @@ impl Tx<'_> {
                 return Err(Rejection::NotPermitted("only the host creates a game".into()));
             }
             validate_settings(settings, nigiri_commitment.as_deref())?;
+            if settings
+                .scheduled_start
+                .is_some_and(|t| t > now.saturating_add(limits::MAX_SCHEDULE_AHEAD_MS))
+            {
+                return Err(Rejection::BadSetting {
+                    field: SettingField::ScheduledStart,
+                    message: "a scheduled start is at most 30 days ahead".into(),
+                });
+            }
             tx.emit(EventKind::Created {
                 settings: settings.clone(),
                 nigiri_commitment: nigiri_commitment.clone(),
@@ -691,6 +711,12 @@ impl Tx<'_> {
                 if let Some(p) = self.g.clock.flagged_at(now) {
                     let loser = if p == 0 { Color::Black } else { Color::White };
                     self.end(Some(loser.opponent()), EndReason::Time);
+                }
+            }
+            Phase::PlacingHandicap => {
+                if self.g.clock.flagged_at(now).is_some() {
+                    // Black ran out of time placing the stones.
+                    self.end(Some(Color::White), EndReason::Time);
                 }
             }
             Phase::Nigiri => {

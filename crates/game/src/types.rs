@@ -147,7 +147,8 @@ impl Settings {
 }
 
 /// The setting a [`Rejection::BadSetting`] names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SettingField {
     BoardSize,
     Komi,
@@ -158,6 +159,7 @@ pub enum SettingField {
         field: weiqi_clock::ClockField,
     },
     LagAllowance,
+    ScheduledStart,
     MaxLateness,
     NigiriTimeout,
     NigiriCommitment,
@@ -168,6 +170,8 @@ pub mod limits {
     use crate::Ms;
     /// Allowed lateness at a scheduled start (C4): at most 1 day.
     pub const MAX_LATENESS_MS: Ms = 86_400_000;
+    /// A scheduled start is at most 30 days ahead of the game's creation.
+    pub const MAX_SCHEDULE_AHEAD_MS: Ms = 30 * 86_400_000;
     /// The host's time to reveal the nigiri: 1 s to 1 day.
     pub const MIN_NIGIRI_TIMEOUT_MS: Ms = 1_000;
     pub const MAX_NIGIRI_TIMEOUT_MS: Ms = 86_400_000;

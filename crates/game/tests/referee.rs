@@ -560,7 +560,10 @@ fn nigiri_commit_reveal_c1() {
             },
             0
         ),
-        Err(Rejection::InvalidArgument(_))
+        Err(Rejection::BadSetting {
+            field: weiqi_game::SettingField::NigiriCommitment,
+            ..
+        })
     ));
     let mut t = T::with_commitment(s.clone(), Some(c.clone()));
     t.ok(

@@ -42,6 +42,10 @@ pub struct ServerConfig {
     /// settings): network lag refunded per move, 0..=10000 ms; 0 flags players exactly at
     /// their deadlines.
     pub lag_allowance_ms: u64,
+    /// Transport bounds and per-client quotas (`[limits]` in the file,
+    /// `WEIQI__LIMITS__MAX_CONNECTIONS=...` in the environment).
+    #[serde(default)]
+    pub limits: crate::limits::Limits,
 }
 
 impl ServerConfig {

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 use weiqi_game::{
-    ClockField, SettingField, ColorChoice, EndReason, Event, EventKind, Game, GameResult, LagComp, Ms, Parity, Phase, PlayerTime, RefereeMode,
-    Rejection, Settings, TimeControl,
+    ClockField, ColorChoice, EndReason, Event, EventKind, Game, GameResult, LagComp, Ms, Parity, Phase, PlayerTime,
+    RefereeMode, Rejection, SettingField, Settings, TimeControl,
 };
 use weiqi_proto::v1 as pb;
 use weiqi_rules::{Color, Move, Point, Preset};
@@ -57,6 +57,7 @@ pub fn setting_field(f: SettingField) -> String {
         SettingField::Handicap => "settings.handicap",
         SettingField::LagAllowance => "settings.lag_allowance_ms",
         SettingField::MaxLateness => "settings.max_lateness_ms",
+        SettingField::ScheduledStart => "settings.scheduled_start_ms",
         SettingField::NigiriTimeout => "settings.nigiri_timeout_ms",
         SettingField::NigiriCommitment => "nigiri_commitment",
         SettingField::Time { control, field } => {
@@ -87,7 +88,7 @@ pub fn setting_field(f: SettingField) -> String {
 /// A status with an `ErrorInfo` (domain `weiqi.v1`, `reason`, and `meta`): every error
 /// this server makes carries one.
 pub fn error(code: Code, reason: &str, msg: impl Into<String>, meta: &[(&str, &str)]) -> Status {
-    let meta = meta.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    let meta: HashMap<String, String> = meta.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     Status::with_error_details(code, msg.into(), ErrorDetails::with_error_info(reason, DOMAIN, meta))
 }
 
@@ -196,12 +197,8 @@ pub fn time_to(t: TimeControl) -> pb::TimeControl {
 pub fn settings_from(s: Option<&pb::GameSettings>, default_lag_ms: Ms) -> Result<Settings, Status> {
     let s = s.cloned().unwrap_or_default();
     let size = if s.board_size == 0 { 19 } else { s.board_size };
-    let size = u8::try_from(size).map_err(|_| {
-        bad_request(
-            "settings.board_size",
-            format!("board size {size} is not in 2..=25"),
-        )
-    })?;
+    let size = u8::try_from(size)
+        .map_err(|_| bad_request("settings.board_size", format!("board size {size} is not in 2..=25")))?;
     let preset: Preset = if s.rules.is_empty() {
         Preset::Chinese
     } else {
@@ -236,6 +233,8 @@ pub fn settings_from(s: Option<&pb::GameSettings>, default_lag_ms: Ms) -> Result
     out.colors = colors;
     out.mode = mode;
     out.allow_undo = s.allow_undo.unwrap_or(true);
+    out.scheduled_start = s.scheduled_start_ms;
+    out.max_lateness_ms = s.max_lateness_ms;
     Ok(out)
 }
 
@@ -258,6 +257,9 @@ pub fn settings_to(s: &Settings) -> pb::GameSettings {
             RefereeMode::Tournament => pb::RefereeMode::Tournament,
         } as i32,
         allow_undo: Some(s.allow_undo),
+        lag_allowance_ms: Some(s.lag.max_per_move_ms),
+        scheduled_start_ms: s.scheduled_start,
+        max_lateness_ms: s.max_lateness_ms,
     }
 }
 

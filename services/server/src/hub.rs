@@ -325,7 +325,12 @@ fn store_error(e: StoreError) -> Status {
     match e {
         StoreError::Conflict { .. } => convert::error(Code::Aborted, "conflict", format!("{e}; retry"), &[]),
         StoreError::Closed => convert::error(Code::Unavailable, "shutting_down", "the server is shutting down", &[]),
-        other => convert::error(Code::Internal, "storage_failure", format!("storage failure: {other}"), &[]),
+        other => convert::error(
+            Code::Internal,
+            "storage_failure",
+            format!("storage failure: {other}"),
+            &[],
+        ),
     }
 }
 
@@ -617,7 +622,9 @@ impl<S: EventStore> Hub<S> {
             entry.log.push(e);
         }
         entry.stale = false;
-        entry.requests.extend(newer.responses.into_iter().map(RequestKey::parse));
+        entry
+            .requests
+            .extend(newer.responses.into_iter().map(RequestKey::parse));
         entry.host_hash = newer.host_token_hash;
         entry.guest_hash = newer.guest_token_hash;
         entry.listing.update(&entry.game);
@@ -966,7 +973,7 @@ impl<S: EventStore> Hub<S> {
         if let Some(key) = &key
             && let Some((first, fingerprint)) = key.find(&entry.requests)
         {
-            if fingerprint.is_some_and(|f| *f != key.fingerprint) {
+            if fingerprint.as_ref().is_some_and(|f| *f != key.fingerprint) {
                 return Err(convert::with_info(
                     Code::InvalidArgument,
                     format!(
@@ -1104,7 +1111,9 @@ impl<S: EventStore> Hub<S> {
             entry.guest_hash = Some(h);
         }
         if let Some(key) = request {
-            entry.requests.insert(key.map_key(), (events_first, Some(key.fingerprint)));
+            entry
+                .requests
+                .insert(key.map_key(), (events_first, Some(key.fingerprint)));
         }
         if !was_finished && entry.game.phase() == Phase::Finished {
             // (Counted by the server whose append ended it: with a shared store the others

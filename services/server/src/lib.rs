@@ -14,6 +14,7 @@ pub mod auth;
 pub mod config;
 pub mod convert;
 pub mod hub;
+pub mod limits;
 pub mod metrics;
 pub mod service;
 pub mod transport;
@@ -174,7 +175,11 @@ async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> a
     };
     let reflection_v1alpha = reflection().build_v1alpha()?;
     let reflection = reflection().build_v1()?;
-    let svc = GameServiceServer::new(GameSvc::new(hub.clone(), cfg.lag_allowance_ms));
+    let limits = cfg.limits.clone();
+    let svc = GameServiceServer::new(
+        GameSvc::new(hub.clone(), cfg.lag_allowance_ms).with_quotas(limits::Quotas::new(&limits)),
+    )
+    .max_decoding_message_size(limits.max_message_bytes);
     let grace = std::time::Duration::from_millis(cfg.shutdown_grace_ms);
     let mut stop_wait = stop_rx.clone();
     let shutdown = async move {
@@ -183,7 +188,13 @@ async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> a
         health.set_not_serving::<GameServiceServer<GameSvc<S>>>().await;
         info!("shutting down: health NOT_SERVING, closing streams");
     };
+    let ms = std::time::Duration::from_millis;
     let server = tonic::transport::Server::builder()
+        .max_concurrent_streams(Some(limits.max_streams_per_connection))
+        .http2_keepalive_interval(Some(ms(limits.keepalive_interval_ms)))
+        .http2_keepalive_timeout(Some(ms(limits.keepalive_timeout_ms)))
+        .http2_max_header_list_size(Some(limits.max_header_bytes))
+        .timeout(ms(limits.request_timeout_ms))
         .accept_http1(true)
         // Outermost, so a browser's preflight is answered before gRPC-Web translation.
         .layer(cors(&cfg.cors_allowed_origins)?)
@@ -195,9 +206,10 @@ async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> a
         // Our own listener (bound above, to learn the port) loses the builder's TCP_NODELAY:
         // set it here. With Nagle's algorithm on, answers waited for the client's ACKs.
         .serve_with_incoming_shutdown(
-            tokio_stream::StreamExt::map(
+            transport::limited(
                 tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
-                |conn| conn.map(transport::ScalarWrites),
+                limits.max_connections,
+                metrics.connections_refused.clone(),
             ),
             shutdown,
         );

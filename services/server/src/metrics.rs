@@ -20,6 +20,8 @@ pub struct Metrics {
     /// Games of other servers claimed here, by `kind`: `overdue` (ticked), `open`
     /// (cancelled).
     pub claims: IntCounterVec,
+    /// Connections closed on arrival because `limits.max_connections` were open.
+    pub connections_refused: IntCounter,
 }
 
 impl Metrics {
@@ -53,6 +55,14 @@ impl Metrics {
         )
         .expect("metric");
         registry.register(Box::new(claims.clone())).expect("register");
+        let connections_refused = IntCounter::new(
+            "connections_refused_total",
+            "Connections closed on arrival: limits.max_connections were open",
+        )
+        .expect("metric");
+        registry
+            .register(Box::new(connections_refused.clone()))
+            .expect("register");
         for m in [&moves, &games_created, &games_finished, &catch_ups] {
             registry.register(Box::new(m.clone())).expect("register");
         }
@@ -69,6 +79,7 @@ impl Metrics {
             rpc_seconds,
             catch_ups,
             claims,
+            connections_refused,
         }
     }
 

@@ -16,16 +16,28 @@ use weiqi_store::EventStore;
 use crate::auth;
 use crate::convert;
 use crate::hub::{Hub, Mutation, redact_for_actor};
+use crate::limits::Quotas;
 
 pub struct GameSvc<S> {
     hub: Arc<Hub<S>>,
     /// The lag allowance of games that set none.
     default_lag_ms: u64,
+    quotas: Arc<Quotas>,
 }
 
 impl<S: EventStore> GameSvc<S> {
     pub fn new(hub: Arc<Hub<S>>, default_lag_ms: u64) -> GameSvc<S> {
-        GameSvc { hub, default_lag_ms }
+        GameSvc {
+            hub,
+            default_lag_ms,
+            quotas: Quotas::new(&crate::limits::Limits::default()),
+        }
+    }
+
+    /// With per-client quotas other than the defaults.
+    pub fn with_quotas(mut self, quotas: Arc<Quotas>) -> GameSvc<S> {
+        self.quotas = quotas;
+        self
     }
 
     fn timer(&self, method: &str) -> prometheus::HistogramTimer {
@@ -60,6 +72,19 @@ fn sealed(s: Option<&pb::SealedMove>, size: u8) -> Result<Move, Status> {
     }
 }
 
+/// A list of points from the wire: each on the board, and no more than the board holds
+/// (a longer list is refused before any work is done on it).
+fn points_from(points: &[pb::Point], size: u8, field: &str) -> Result<Vec<weiqi_rules::Point>, Status> {
+    let cells = size as usize * size as usize;
+    if points.len() > cells {
+        return Err(convert::bad_request(
+            field,
+            format!("at most {cells} points on a {size}x{size} board"),
+        ));
+    }
+    points.iter().map(|p| convert::point_from(Some(p), size)).collect()
+}
+
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
@@ -71,11 +96,15 @@ impl<S: EventStore> GameService for GameSvc<S> {
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         let _t = self.timer("CreateGame");
+        let client = request.remote_addr().map(|a| a.ip());
         let r = request.into_inner();
         convert::request_id(&r.request_id)?;
         let settings = convert::settings_from(r.settings.as_ref(), self.default_lag_ms)?;
         // (Whether nigiri needs a commitment, and its form, is the game's to check.)
         let commitment = (!r.nigiri_commitment.is_empty()).then_some(r.nigiri_commitment);
+        // Counted once the request is known to be well formed (a retry counts again:
+        // the quota is on calls, which is what costs).
+        self.quotas.create(client)?;
         let (game_id, seat_token, state) = self.hub.create(settings, commitment, &r.request_id).await?;
         Ok(Response::new(pb::CreateGameResponse {
             game_id,
@@ -273,17 +302,51 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::ProposeDeadStonesResponse>, Status> {
         let _t = self.timer("ProposeDeadStones");
         let r = request.get_ref();
-        let stones = r.stones.clone();
         let result = self
             .mutate(&request, r.mutation.as_ref(), |size| {
-                let stones = stones
-                    .iter()
-                    .map(|p| convert::point_from(Some(p), size))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok(Command::ProposeDead { stones })
+                Ok(Command::ProposeDead {
+                    stones: points_from(&r.stones, size, "stones")?,
+                })
             })
             .await?;
         Ok(Response::new(pb::ProposeDeadStonesResponse { result: Some(result) }))
+    }
+
+    async fn place_handicap(
+        &self,
+        request: Request<pb::PlaceHandicapRequest>,
+    ) -> Result<Response<pb::PlaceHandicapResponse>, Status> {
+        let _t = self.timer("PlaceHandicap");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |size| {
+                Ok(Command::PlaceHandicap {
+                    points: points_from(&r.stones, size, "stones")?,
+                })
+            })
+            .await?;
+        Ok(Response::new(pb::PlaceHandicapResponse { result: Some(result) }))
+    }
+
+    async fn check_in(&self, request: Request<pb::CheckInRequest>) -> Result<Response<pb::CheckInResponse>, Status> {
+        let _t = self.timer("CheckIn");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::CheckIn))
+            .await?;
+        Ok(Response::new(pb::CheckInResponse { result: Some(result) }))
+    }
+
+    async fn claim_timeout(
+        &self,
+        request: Request<pb::ClaimTimeoutRequest>,
+    ) -> Result<Response<pb::ClaimTimeoutResponse>, Status> {
+        let _t = self.timer("ClaimTimeout");
+        let r = request.get_ref();
+        let result = self
+            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::ClaimTimeout))
+            .await?;
+        Ok(Response::new(pb::ClaimTimeoutResponse { result: Some(result) }))
     }
 
     async fn answer_undo(
@@ -334,6 +397,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
 
     async fn watch_game(&self, request: Request<pb::WatchGameRequest>) -> Result<Response<WatchStream>, Status> {
         let token = auth::bearer(request.metadata());
+        let permit = self.quotas.watch(request.remote_addr().map(|a| a.ip()))?;
         let r = request.into_inner();
         let (mut rx, backlog, viewer) = {
             let e = self.hub.lock(&r.game_id).await?;
@@ -356,6 +420,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
             };
             watcher.run(since, backlog, &mut rx, &mut shutdown).await;
             hub.metrics.open_streams.dec();
+            drop(permit);
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(out_rx))))
     }
@@ -366,17 +431,14 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::ExportSgfResponse>, Status> {
         let _t = self.timer("ExportSgf");
         let e = self.hub.lock(&request.get_ref().game_id).await?;
-        let sgf = e
-            .game
-            .to_sgf()
-            .ok_or_else(|| {
-                convert::error(
-                    tonic::Code::FailedPrecondition,
-                    "wrong_phase",
-                    "the game has no board yet",
-                    &[("game_id", &request.get_ref().game_id)],
-                )
-            })?;
+        let sgf = e.game.to_sgf().ok_or_else(|| {
+            convert::error(
+                tonic::Code::FailedPrecondition,
+                "wrong_phase",
+                "the game has no board yet",
+                &[("game_id", &request.get_ref().game_id)],
+            )
+        })?;
         Ok(Response::new(pb::ExportSgfResponse { sgf }))
     }
 
@@ -409,62 +471,67 @@ struct Watcher<'a, S> {
 }
 
 impl<S: EventStore> Watcher<'_, S> {
-async fn run(
-    &self,
-    since: u64,
-    backlog: Vec<weiqi_game::Event>,
-    rx: &mut broadcast::Receiver<crate::hub::Broadcast>,
-    shutdown: &mut tokio::sync::watch::Receiver<bool>,
-) {
-    let Watcher { hub, game_id, viewer, out } = *self;
-    // Replay what the client missed, with the state after each event.
-    let Some(mut last) = replay(game_id, &backlog, since, viewer.seat(), out).await else {
-        return;
-    };
-    drop(backlog);
-    loop {
-        let item = tokio::select! {
-            _ = shutdown.changed() => return,
-            _ = out.closed() => return,
-            item = rx.recv() => item,
+    async fn run(
+        &self,
+        since: u64,
+        backlog: Vec<weiqi_game::Event>,
+        rx: &mut broadcast::Receiver<crate::hub::Broadcast>,
+        shutdown: &mut tokio::sync::watch::Receiver<bool>,
+    ) {
+        let Watcher {
+            hub,
+            game_id,
+            viewer,
+            out,
+        } = *self;
+        // Replay what the client missed, with the state after each event.
+        let Some(mut last) = replay(game_id, &backlog, since, viewer.seat(), out).await else {
+            return;
         };
-        match item {
-            Ok(b) => {
-                let (e, state) = &*b;
-                if e.seq <= last {
-                    continue;
+        drop(backlog);
+        loop {
+            let item = tokio::select! {
+                _ = shutdown.changed() => return,
+                _ = out.closed() => return,
+                item = rx.recv() => item,
+            };
+            match item {
+                Ok(b) => {
+                    let (e, state) = &*b;
+                    if e.seq <= last {
+                        continue;
+                    }
+                    let shown = if matches!(e.kind, weiqi_game::EventKind::MoveSealed { .. }) {
+                        // Only a sealed move needs the viewer's colour.
+                        let Ok(entry) = hub.lock(game_id).await else { return };
+                        redact_for_actor(e, &entry.game, viewer)
+                    } else {
+                        e.clone()
+                    };
+                    let msg = pb::WatchGameResponse {
+                        event: Some(convert::event_to(&shown)),
+                        state: Some(state.clone()),
+                    };
+                    if out.send(Ok(msg)).await.is_err() {
+                        return;
+                    }
+                    last = e.seq;
                 }
-                let shown = if matches!(e.kind, weiqi_game::EventKind::MoveSealed { .. }) {
-                    // Only a sealed move needs the viewer's colour.
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    // Fell behind the channel: catch up from the log, each event with the
+                    // state folded up to it (not the game's state now).
                     let Ok(entry) = hub.lock(game_id).await else { return };
-                    redact_for_actor(e, &entry.game, viewer)
-                } else {
-                    e.clone()
-                };
-                let msg = pb::WatchGameResponse {
-                    event: Some(convert::event_to(&shown)),
-                    state: Some(state.clone()),
-                };
-                if out.send(Ok(msg)).await.is_err() {
-                    return;
+                    let log = entry.log.clone();
+                    drop(entry);
+                    match replay(game_id, &log, last, viewer.seat(), out).await {
+                        Some(seq) => last = seq,
+                        None => return,
+                    }
                 }
-                last = e.seq;
+                Err(broadcast::error::RecvError::Closed) => return,
             }
-            Err(broadcast::error::RecvError::Lagged(_)) => {
-                // Fell behind the channel: catch up from the log, each event with the
-                // state folded up to it (not the game's state now).
-                let Ok(entry) = hub.lock(game_id).await else { return };
-                let log = entry.log.clone();
-                drop(entry);
-                match replay(game_id, &log, last, viewer.seat(), out).await {
-                    Some(seq) => last = seq,
-                    None => return,
-                }
-            }
-            Err(broadcast::error::RecvError::Closed) => return,
         }
     }
-}
 }
 
 /// Sends a watcher the events of `log` after `since`, each redacted for `viewer` and with

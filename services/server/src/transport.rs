@@ -11,12 +11,37 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_stream::{Stream, StreamExt};
 use tonic::transport::server::{Connected, TcpConnectInfo};
 
-/// A TCP stream that reports no vectored writes (see the module docs).
-pub struct ScalarWrites(pub TcpStream);
+/// A TCP stream that reports no vectored writes (see the module docs), holding its place
+/// among the server's connections while it is open.
+pub struct ScalarWrites(pub TcpStream, pub Option<OwnedSemaphorePermit>);
+
+/// The accepted connections, at most `max` open at once: one more is closed as it
+/// arrives (and counted), so that a flood of connections cannot exhaust the server's file
+/// descriptors or memory. (Closing, not waiting: a waiting client would only time out.)
+pub fn limited(
+    incoming: impl Stream<Item = io::Result<TcpStream>>,
+    max: usize,
+    refused: prometheus::IntCounter,
+) -> impl Stream<Item = io::Result<ScalarWrites>> {
+    let slots = Arc::new(Semaphore::new(max.clamp(1, Semaphore::MAX_PERMITS)));
+    incoming.filter_map(move |conn| match conn {
+        Ok(tcp) => match slots.clone().try_acquire_owned() {
+            Ok(permit) => Some(Ok(ScalarWrites(tcp, Some(permit)))),
+            Err(_) => {
+                refused.inc();
+                None
+            }
+        },
+        Err(e) => Some(Err(e)),
+    })
+}
 
 impl AsyncRead for ScalarWrites {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
@@ -62,8 +87,8 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         let client = tokio::spawn(async move { TcpStream::connect(addr).await.unwrap() });
         let (server, _) = listener.accept().await.unwrap();
-        let mut server = ScalarWrites(server);
-        let mut client = ScalarWrites(client.await.unwrap());
+        let mut server = ScalarWrites(server, None);
+        let mut client = ScalarWrites(client.await.unwrap(), None);
         assert!(!server.is_write_vectored());
         assert_eq!(server.connect_info().remote_addr(), client.0.local_addr().ok());
         server.write_all(b"answer").await.unwrap();

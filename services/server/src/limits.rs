@@ -1,0 +1,209 @@
+//! Per-client quotas of a public server: how fast one client may create games and how
+//! many WatchGame streams it may hold open. A client is its IP address (the peer of the
+//! connection; behind a proxy, give each client its own connection or put the quotas
+//! there). Over quota is `RESOURCE_EXHAUSTED` with a `google.rpc.RetryInfo` saying when to
+//! try again, and an `ErrorInfo` (reason `quota_exceeded`, the quota's name).
+//!
+//! The transport's own bounds (connections, streams per connection, header and message
+//! sizes, keepalive, deadlines) are set where the server is built (`lib.rs`); all are in
+//! [`Limits`], with the README's "Limits and hostile clients" listing them.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use governor::{Quota, RateLimiter, clock::Clock as _};
+use serde::Deserialize;
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+
+use crate::convert::DOMAIN;
+
+/// Every bound of the transport and the per-client quotas, with their defaults (config
+/// keys `limits.*`, environment `WEIQI__LIMITS__*`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default)]
+pub struct Limits {
+    /// Open TCP connections; more are closed as they arrive.
+    pub max_connections: usize,
+    /// Concurrent calls (HTTP/2 streams) on one connection; more are refused by HTTP/2.
+    pub max_streams_per_connection: u32,
+    /// An idle connection is pinged this often; one that does not answer within
+    /// `keepalive_timeout_ms` is closed (a phone that lost its network), with its streams.
+    pub keepalive_interval_ms: u64,
+    pub keepalive_timeout_ms: u64,
+    /// Request headers (the bearer token among them), in bytes; larger headers are
+    /// refused for that call only.
+    pub max_header_bytes: u32,
+    /// One request message, in bytes (a ProposeDeadStones of a full 25x25 board is 4 KB).
+    pub max_message_bytes: usize,
+    /// Every call but WatchGame's stream must be answered within this; a client's own
+    /// `grpc-timeout` may be shorter.
+    pub request_timeout_ms: u64,
+    /// Games one client may create per minute, in bursts of up to `create_burst`; 0 for
+    /// no limit (a load test's client).
+    pub creates_per_minute: u32,
+    pub create_burst: u32,
+    /// WatchGame streams one client may hold open at once; 0 for no limit.
+    pub watch_streams_per_client: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_connections: 10_000,
+            max_streams_per_connection: 256,
+            keepalive_interval_ms: 20_000,
+            keepalive_timeout_ms: 10_000,
+            max_header_bytes: 16 * 1024,
+            max_message_bytes: 64 * 1024,
+            request_timeout_ms: 30_000,
+            creates_per_minute: 60,
+            create_burst: 20,
+            watch_streams_per_client: 200,
+        }
+    }
+}
+
+type Keyed = RateLimiter<
+    IpAddr,
+    governor::state::keyed::HashMapStateStore<IpAddr>,
+    governor::clock::DefaultClock,
+    governor::middleware::NoOpMiddleware<<governor::clock::DefaultClock as governor::clock::Clock>::Instant>,
+>;
+
+/// The per-client quotas.
+pub struct Quotas {
+    /// `None`: no limit.
+    creates: Option<Keyed>,
+    clock: governor::clock::DefaultClock,
+    watches: Mutex<HashMap<IpAddr, u32>>,
+    max_watches: u32,
+}
+
+impl Quotas {
+    pub fn new(l: &Limits) -> Arc<Quotas> {
+        let per_minute = NonZeroU32::new(l.creates_per_minute.max(1)).expect("nonzero");
+        let burst = NonZeroU32::new(l.create_burst.max(1)).expect("nonzero");
+        Arc::new(Quotas {
+            creates: (l.creates_per_minute > 0)
+                .then(|| RateLimiter::hashmap(Quota::per_minute(per_minute).allow_burst(burst))),
+            clock: governor::clock::DefaultClock::default(),
+            watches: Mutex::new(HashMap::new()),
+            max_watches: l.watch_streams_per_client,
+        })
+    }
+
+    /// One more game created by `client`, or RESOURCE_EXHAUSTED with when to retry.
+    pub fn create(&self, client: Option<IpAddr>) -> Result<(), Status> {
+        let (Some(ip), Some(creates)) = (client, &self.creates) else {
+            return Ok(());
+        };
+        creates.check_key(&ip).map_err(|not_until| {
+            let wait = not_until.wait_time_from(self.clock.now());
+            exhausted("creates_per_minute", "too many games created; retry later", wait)
+        })?;
+        // (Forgets clients whose buckets are full again, so the map stays small.)
+        if creates.len() > 100_000 {
+            creates.retain_recent();
+        }
+        Ok(())
+    }
+
+    /// A WatchGame stream for `client`, held until the permit is dropped.
+    pub fn watch(self: &Arc<Self>, client: Option<IpAddr>) -> Result<WatchPermit, Status> {
+        let Some(ip) = client.filter(|_| self.max_watches > 0) else {
+            return Ok(WatchPermit { quotas: None, ip: None });
+        };
+        let mut w = self.watches.lock().expect("lock");
+        let n = w.entry(ip).or_insert(0);
+        if *n >= self.max_watches {
+            return Err(exhausted(
+                "watch_streams_per_client",
+                "too many open WatchGame streams from this client; close one first",
+                Duration::from_secs(1),
+            ));
+        }
+        *n += 1;
+        Ok(WatchPermit {
+            quotas: Some(self.clone()),
+            ip: Some(ip),
+        })
+    }
+}
+
+/// One open WatchGame stream counted against its client.
+pub struct WatchPermit {
+    quotas: Option<Arc<Quotas>>,
+    ip: Option<IpAddr>,
+}
+
+impl Drop for WatchPermit {
+    fn drop(&mut self) {
+        if let (Some(q), Some(ip)) = (&self.quotas, self.ip) {
+            let mut w = q.watches.lock().expect("lock");
+            if let Some(n) = w.get_mut(&ip) {
+                *n -= 1;
+                if *n == 0 {
+                    w.remove(&ip);
+                }
+            }
+        }
+    }
+}
+
+/// RESOURCE_EXHAUSTED with RetryInfo and ErrorInfo (reason `quota_exceeded`).
+pub fn exhausted(quota: &str, msg: &str, retry_after: Duration) -> Status {
+    let mut details = ErrorDetails::with_error_info(
+        "quota_exceeded",
+        DOMAIN,
+        HashMap::from([("quota".to_string(), quota.to_string())]),
+    );
+    details.set_retry_info(Some(retry_after.max(Duration::from_millis(1))));
+    Status::with_error_details(Code::ResourceExhausted, msg, details)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_are_rate_limited_per_client() {
+        let q = Quotas::new(&Limits {
+            creates_per_minute: 1,
+            create_burst: 3,
+            ..Limits::default()
+        });
+        let (a, b) = (Some("10.0.0.1".parse().unwrap()), Some("10.0.0.2".parse().unwrap()));
+        for _ in 0..3 {
+            q.create(a).unwrap();
+        }
+        let err = q.create(a).unwrap_err();
+        assert_eq!(err.code(), Code::ResourceExhausted);
+        let retry = err.get_details_retry_info().unwrap().retry_delay.unwrap();
+        assert!(
+            retry > Duration::from_secs(1) && retry <= Duration::from_secs(60),
+            "{retry:?}"
+        );
+        // Another client is not affected.
+        q.create(b).unwrap();
+    }
+
+    #[test]
+    fn watch_permits_are_counted_and_returned() {
+        let q = Quotas::new(&Limits {
+            watch_streams_per_client: 2,
+            ..Limits::default()
+        });
+        let a = Some("10.0.0.1".parse().unwrap());
+        let p1 = q.watch(a).unwrap();
+        let _p2 = q.watch(a).unwrap();
+        let err = q.watch(a).err().unwrap();
+        assert_eq!(err.code(), Code::ResourceExhausted);
+        assert_eq!(err.get_details_error_info().unwrap().reason, "quota_exceeded");
+        drop(p1);
+        q.watch(a).unwrap();
+    }
+}
