@@ -57,6 +57,11 @@ struct Args {
 struct Stats {
     calls: u64,
     errors: u64,
+    /// Games whose creation or join failed (they take no part in the run).
+    setup_errors: u64,
+    /// How many errors of each kind (the gRPC code, or "transport"), and the first
+    /// message of each: a run reports its errors instead of stopping at the first.
+    error_kinds: std::collections::BTreeMap<String, (u64, String)>,
     wall_s: f64,
     hist: Histogram<u64>,
 }
@@ -68,9 +73,19 @@ impl Stats {
     fn q(&self, q: f64) -> f64 {
         self.hist.value_at_quantile(q) as f64 / 1000.0
     }
+    fn error(&mut self, e: &anyhow::Error) {
+        let kind = match e.downcast_ref::<tonic::Status>() {
+            Some(s) => format!("{:?}", s.code()),
+            None => "transport".to_string(),
+        };
+        let slot = self.error_kinds.entry(kind).or_insert((0, format!("{e:#}")));
+        slot.0 += 1;
+    }
+
     fn json(&self) -> serde_json::Value {
         serde_json::json!({
-            "calls": self.calls, "errors": self.errors, "wall_s": self.wall_s, "calls_per_s": self.rate(),
+            "calls": self.calls, "errors": self.errors, "setup_errors": self.setup_errors, "wall_s": self.wall_s, "calls_per_s": self.rate(),
+            "error_kinds": self.error_kinds.iter().map(|(k, (n, first))| (k.clone(), serde_json::json!({"count": n, "first": first}))).collect::<serde_json::Map<_, _>>(),
             "p50_ms": self.q(0.5), "p99_ms": self.q(0.99), "p999_ms": self.q(0.999),
         })
     }
@@ -235,6 +250,16 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     let stop = Arc::new(AtomicBool::new(false));
     let seq = Arc::new(AtomicU64::new(0));
     let mut players = Vec::new();
+    let mut setup_errors = 0;
+    // (Collects the setup's errors by kind.)
+    let mut kinds = Stats {
+        calls: 0,
+        errors: 0,
+        setup_errors: 0,
+        error_kinds: Default::default(),
+        wall_s: 0.0,
+        hist: Histogram::new_with_bounds(1, 60_000_000, 3)?,
+    };
     if !ping {
         // Setup (not measured): every task gets its game.
         let mut setup = Vec::new();
@@ -260,19 +285,28 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
             ));
         }
         for s in setup {
-            players.push(s.await??);
+            match s.await? {
+                Ok(p) => players.push(p),
+                Err(e) => {
+                    setup_errors += 1;
+                    kinds.error(&e);
+                }
+            }
         }
     }
     let start = Instant::now();
     let mut tasks = Vec::new();
-    for i in 0..args.games {
+    let tasks_n = if ping { args.games } else { players.len() };
+    let mut players = players.into_iter();
+    for i in 0..tasks_n {
         let stop = stop.clone();
         let seq = seq.clone();
-        let mut player = if ping { None } else { Some(players.remove(0)) };
+        let mut player = if ping { None } else { players.next() };
         let mut client = GameServiceClient::new(chans[i % chans.len()].clone());
         tasks.push(tokio::spawn(async move {
             let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
             let (mut calls, mut errors) = (0u64, 0u64);
+            let mut kinds: std::collections::BTreeMap<String, (u64, String)> = Default::default();
             while !stop.load(Ordering::Relaxed) {
                 let r = match &mut player {
                     Some(p) => p.step(&seq).await,
@@ -293,10 +327,17 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                         calls += 1;
                         let _ = hist.record(dt.as_micros().max(1) as u64);
                     }
-                    Err(_) => errors += 1,
+                    Err(e) => {
+                        errors += 1;
+                        let kind = match e.downcast_ref::<tonic::Status>() {
+                            Some(s) => format!("{:?}", s.code()),
+                            None => "transport".to_string(),
+                        };
+                        kinds.entry(kind).or_insert((0, format!("{e:#}"))).0 += 1;
+                    }
                 }
             }
-            (calls, errors, hist)
+            (calls, errors, hist, kinds)
         }));
     }
     tokio::time::sleep(Duration::from_secs_f64(args.seconds)).await;
@@ -304,13 +345,18 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     let mut total = Stats {
         calls: 0,
         errors: 0,
+        setup_errors,
+        error_kinds: kinds.error_kinds,
         wall_s: 0.0,
         hist: Histogram::new_with_bounds(1, 60_000_000, 3)?,
     };
     for t in tasks {
-        let (c, e, h) = t.await?;
+        let (c, e, h, k) = t.await?;
         total.calls += c;
         total.errors += e;
+        for (kind, (n, first)) in k {
+            total.error_kinds.entry(kind).or_insert((0, first)).0 += n;
+        }
         total.hist.add(h)?;
     }
     total.wall_s = start.elapsed().as_secs_f64();
@@ -362,6 +408,14 @@ async fn main() -> anyhow::Result<()> {
             line("durable", d);
         }
         line("moves", &moves);
+        if moves.setup_errors > 0 {
+            println!("  {} games could not be set up", moves.setup_errors);
+        }
+        for s in ceilings.iter().flat_map(|(p, d)| [p, d]).chain([&moves]) {
+            for (kind, (n, first)) in &s.error_kinds {
+                println!("  errors {kind}: {n} (first: {first})");
+            }
+        }
         if let Some((p, d)) = &ceilings {
             for (name, s) in [("durable", d), ("moves", &moves)] {
                 println!(
