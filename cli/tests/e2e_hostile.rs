@@ -80,7 +80,10 @@ async fn settings_out_of_bounds_name_their_field() {
         (settings(|s| s.board_size = 26), "settings.board_size"),
         (settings(|s| s.board_size = 1 << 20), "settings.board_size"),
         (settings(|s| s.handicap = 10), "settings.handicap"),
-        (settings(|s| s.lag_allowance_ms = Some(60_000)), "settings.lag_allowance_ms"),
+        (
+            settings(|s| s.lag_allowance_ms = Some(60_000)),
+            "settings.lag_allowance_ms",
+        ),
         (
             settings(|s| s.scheduled_start_ms = Some(u64::MAX)),
             "settings.scheduled_start_ms",
@@ -216,10 +219,15 @@ async fn free_handicap_and_check_in_reach_the_referee() {
     };
     let wrong_count = place(&created.seat_token, vec![(2, 2), (6, 6)]).await.unwrap_err();
     assert_eq!(wrong_count.code(), Code::InvalidArgument);
-    let by_white = place(&joined.seat_token, vec![(2, 2), (6, 6), (4, 4)]).await.unwrap_err();
+    let by_white = place(&joined.seat_token, vec![(2, 2), (6, 6), (4, 4)])
+        .await
+        .unwrap_err();
     assert_eq!(by_white.code(), Code::FailedPrecondition);
     let too_many = place(&created.seat_token, vec![(0, 0); 82]).await.unwrap_err();
-    assert_eq!((too_many.code(), field(&too_many)), (Code::InvalidArgument, "stones".into()));
+    assert_eq!(
+        (too_many.code(), field(&too_many)),
+        (Code::InvalidArgument, "stones".into())
+    );
     tokio::time::sleep(Duration::from_millis(50)).await;
     let placed = place(&created.seat_token, vec![(2, 2), (6, 6), (4, 4)])
         .await
@@ -230,7 +238,10 @@ async fn free_handicap_and_check_in_reach_the_referee() {
     let st = placed.state.unwrap();
     assert_eq!(st.phase, pb::Phase::Playing as i32);
     assert_eq!(st.to_move, pb::Color::White as i32);
-    assert!(st.black_clock.unwrap().main_ms < 600_000, "the placement took Black's time");
+    assert!(
+        st.black_clock.unwrap().main_ms < 600_000,
+        "the placement took Black's time"
+    );
     assert!(st.white_clock.unwrap().running);
 
     // A game scheduled to start now: both check in, then play begins.
@@ -263,7 +274,16 @@ async fn free_handicap_and_check_in_reach_the_referee() {
             },
             token,
         );
-        phase = c.check_in(req).await.unwrap().into_inner().result.unwrap().state.unwrap().phase;
+        phase = c
+            .check_in(req)
+            .await
+            .unwrap()
+            .into_inner()
+            .result
+            .unwrap()
+            .state
+            .unwrap()
+            .phase;
     }
     assert_eq!(phase, pb::Phase::Playing as i32);
 }
@@ -329,7 +349,10 @@ async fn quotas_refuse_with_retry_info() {
     let id = open_game(&mut c).await;
     open_game(&mut c).await;
     let err = c.create_game(pb::CreateGameRequest::default()).await.unwrap_err();
-    assert_eq!((err.code(), reason(&err)), (Code::ResourceExhausted, "quota_exceeded".into()));
+    assert_eq!(
+        (err.code(), reason(&err)),
+        (Code::ResourceExhausted, "quota_exceeded".into())
+    );
     let retry = err.get_details_retry_info().unwrap().retry_delay.unwrap();
     assert!(retry > Duration::ZERO && retry <= Duration::from_secs(60), "{retry:?}");
 
@@ -399,7 +422,9 @@ async fn transport_limits() {
     let w1 = watch(&mut a, &id, 0).await;
     let w2 = watch(&mut a, &id, 0).await;
     assert!(
-        tokio::time::timeout(Duration::from_millis(300), ping(&mut a)).await.is_err(),
+        tokio::time::timeout(Duration::from_millis(300), ping(&mut a))
+            .await
+            .is_err(),
         "a third stream waits"
     );
     ping(&mut b).await.unwrap();

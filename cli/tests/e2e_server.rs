@@ -6,8 +6,8 @@ mod support;
 use std::time::Duration;
 
 use support::*;
-use tonic::transport::Channel;
 use tonic::Code;
+use tonic::transport::Channel;
 use tonic_types::StatusExt;
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::game_service_client::GameServiceClient;

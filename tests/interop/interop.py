@@ -19,6 +19,28 @@ def generate(out):
     sys.path.insert(0, out)
 
 
+def reflection(grpc, addr):
+    """Server reflection in both versions: grpcio-reflection's client speaks v1alpha only;
+    v1 (grpcurl's) is asked with the same messages, which are the same on the wire."""
+    from grpc_reflection.v1alpha import reflection_pb2 as refl
+    from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+        ProtoReflectionDescriptorDatabase)
+    channel = grpc.insecure_channel(addr)
+    db = ProtoReflectionDescriptorDatabase(channel)
+    services = list(db.get_services())
+    assert "weiqi.v1.GameService" in services, services
+    assert "grpc.health.v1.Health" in services, services
+    fd = db.FindFileContainingSymbol("weiqi.v1.GameService")
+    assert any(s.name == "GameService" for s in fd.service), fd.name
+    v1 = channel.stream_stream(
+        "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+        request_serializer=refl.ServerReflectionRequest.SerializeToString,
+        response_deserializer=refl.ServerReflectionResponse.FromString)
+    answers = list(v1(iter([refl.ServerReflectionRequest(list_services="")])))
+    names = [s.name for s in answers[0].list_services_response.service]
+    assert "weiqi.v1.GameService" in names, names
+
+
 def main(binary):
     import grpc
     work = tempfile.mkdtemp(prefix="weiqi-interop-")
@@ -63,6 +85,7 @@ def main(binary):
         assert st.result.black_points + st.result.white_points == 25.0
         sgf = stub.ExportSgf(pb.ExportSgfRequest(game_id=gid)).sgf
         assert ";B[cc]" in sgf and "RE[" in sgf, sgf
+        reflection(grpc, addr)
         print(f"interop ok: {gid} {st.result.text}")
     finally:
         server.terminate()

@@ -266,4 +266,3 @@ pub async fn state(c: &mut GameServiceClient<Channel>, id: &str) -> pb::GameStat
 pub fn reason(s: &Status) -> String {
     s.get_details_error_info().map(|i| i.reason).unwrap_or_default()
 }
-

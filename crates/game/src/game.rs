@@ -957,12 +957,12 @@ impl Tx<'_> {
                 let c = self.color(by)?;
                 let s = self.settings();
                 if s.mode == RefereeMode::Tournament {
-                    return Err(Rejection::NotPermitted(
+                    return Err(Rejection::UndoNotAllowed(
                         "undo is not allowed in tournament mode (C8)".into(),
                     ));
                 }
                 if !s.allow_undo {
-                    return Err(Rejection::NotPermitted("undo is disabled for this game".into()));
+                    return Err(Rejection::UndoNotAllowed("undo is disabled for this game".into()));
                 }
                 if self.g.pending_undo.is_some() {
                     return Err(Rejection::NotPermitted("an undo request is already pending".into()));

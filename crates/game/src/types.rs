@@ -533,6 +533,10 @@ pub enum Rejection {
     Illegal(Illegal),
     #[error("not permitted: {0}")]
     NotPermitted(String),
+    /// Taking back a move is not allowed in this game (tournament mode, C8, or undo
+    /// turned off in its settings).
+    #[error("undo not allowed: {0}")]
+    UndoNotAllowed(String),
     #[error("nothing to answer: {0}")]
     NothingPending(String),
     #[error("the revealed value does not match the commitment")]

@@ -113,9 +113,13 @@ proptest! {
             now += dt;
             let actor = [Actor::Host, Actor::Guest, Actor::Server][who as usize];
             let cmd = command(op, a, b);
-            let before = g.clone();
-            match g.decide(actor, &cmd, now) {
-                Err(_) => prop_assert_eq!(&g, &before),
+            // Decided in place too (as the server does): alike, and a refusal leaves that
+            // copy as it was (checked against the game, which `decide` cannot change).
+            let mut in_place = g.clone();
+            let decided = g.decide(actor, &cmd, now);
+            prop_assert_eq!(&in_place.decide_in_place(actor, &cmd, now), &decided);
+            match decided {
+                Err(_) => prop_assert_eq!(&in_place, &g),
                 Ok(events) => {
                     for e in &events {
                         // Nobody moves for the other colour.
@@ -129,6 +133,7 @@ proptest! {
                         g.apply(e).unwrap();
                         log.push(e.clone());
                     }
+                    prop_assert_eq!(&in_place, &g);
                 }
             }
         }

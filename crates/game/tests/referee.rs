@@ -34,9 +34,11 @@ impl T {
         t
     }
     fn run(&mut self, by: Actor, cmd: Command, now: Ms) -> Result<Vec<Event>, Rejection> {
-        let before = self.g.clone();
+        // The server decides in place: it must decide the same, leave the game as it was
+        // on a refusal, and otherwise end where applying the events leads.
+        let mut in_place = self.g.clone();
         let r = self.g.decide(by, &cmd, now);
-        assert_eq!(self.g, before, "decide never changes the game");
+        assert_eq!(in_place.decide_in_place(by, &cmd, now), r, "decided alike in place");
         if let Ok(events) = &r {
             for e in events {
                 self.g.apply(e).unwrap();
@@ -45,6 +47,7 @@ impl T {
             // The fold of the whole log equals the game.
             assert_eq!(Game::from_events(&self.log).unwrap(), self.g);
         }
+        assert_eq!(in_place, self.g, "a refusal changes nothing; events lead where applied");
         r
     }
     fn ok(&mut self, by: Actor, cmd: Command, now: Ms) -> Vec<Event> {
@@ -421,7 +424,7 @@ fn undo_casual_only_c8() {
         0,
     );
     t.play(Host, "E5", 1);
-    assert!(matches!(t.err(Host, Command::RequestUndo, 2), Rejection::NotPermitted(m) if m.contains("tournament")));
+    assert!(matches!(t.err(Host, Command::RequestUndo, 2), Rejection::UndoNotAllowed(m) if m.contains("tournament")));
 }
 
 fn ko_setup(mode: RefereeMode) -> T {

@@ -458,6 +458,7 @@ pub fn rejection_to(r: &Rejection, game_id: &str, g: &Game) -> Status {
         Rejection::Illegal(i) => (Code::FailedPrecondition, i.code().to_string()),
         Rejection::NothingPending(_) => (Code::FailedPrecondition, "nothing_pending".to_string()),
         Rejection::NotPermitted(_) => (Code::PermissionDenied, "not_permitted".to_string()),
+        Rejection::UndoNotAllowed(_) => (Code::PermissionDenied, "undo_not_allowed".to_string()),
     };
     with_info(code, r.to_string(), &reason, game_id, g)
 }

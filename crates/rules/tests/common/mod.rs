@@ -12,6 +12,12 @@ pub fn conformance_dir() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
+        // CI sets WEIQI_REQUIRE_CONFORMANCE=1: there, missing data is a failure, not a skip.
+        assert!(
+            std::env::var_os("WEIQI_REQUIRE_CONFORMANCE").is_none(),
+            "WEIQI_REQUIRE_CONFORMANCE is set but the conformance data is not at {}",
+            dir.display()
+        );
         eprintln!(
             "SKIPPED: conformance data not found at {} (set WEIQI_CONFORMANCE)",
             dir.display()
