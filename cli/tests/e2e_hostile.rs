@@ -435,8 +435,11 @@ async fn transport_limits() {
         .unwrap();
     drop(w2);
 
-    // A 100 KB bearer token fails its own call; the connection goes on.
-    let huge = format!("Bearer {}", "x".repeat(100_000));
+    // A 40 KB bearer token (over the 16 KiB limit) fails its own call (HTTP/2 answers
+    // 431); the connection goes on. (Over about 96 KiB, more CONTINUATION frames than h2
+    // allows for the limit, h2 closes the connection: its guard against CONTINUATION
+    // floods.)
+    let huge = format!("Bearer {}", "x".repeat(40_000));
     let mut req = tonic::Request::new(pb::PingRequest::default());
     req.metadata_mut().insert("authorization", huge.parse().unwrap());
     assert!(b.ping(req).await.is_err());
@@ -518,4 +521,41 @@ async fn keepalive_closes_dead_connections() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// The server's own deadline on calls (`limits.request_timeout_ms`): with 1 ms, calls that
+/// queue behind 200 others (each a durable row through the group commit) are cut off with
+/// CANCELLED or DEADLINE_EXCEEDED; with the default, the same load all succeeds.
+#[tokio::test]
+async fn request_timeout_cuts_off_slow_calls() {
+    async fn burst(srv: &Server) -> (usize, usize) {
+        let c = srv.client().await;
+        let calls = (0..200).map(|_| {
+            let mut c = c.clone();
+            async move {
+                c.ping(pb::PingRequest {
+                    payload: vec![1; 64],
+                    durable: true,
+                })
+                .await
+            }
+        });
+        let results = futures::future::join_all(calls).await;
+        let cut = results
+            .iter()
+            .filter(|r| matches!(r, Err(s) if matches!(s.code(), Code::Cancelled | Code::DeadlineExceeded)))
+            .count();
+        let ok = results.iter().filter(|r| r.is_ok()).count();
+        (ok, cut)
+    }
+    let dir = |name: &str| {
+        let d = std::env::temp_dir().join(format!("weiqi-e2e-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    };
+    let strict = Server::start_with(dir("timeout-1ms"), &[("WEIQI__LIMITS__REQUEST_TIMEOUT_MS", "1")]);
+    let (_, cut) = burst(&strict).await;
+    assert!(cut > 0, "no call was cut off at 1 ms");
+    let relaxed = Server::start_with(dir("timeout-default"), &[]);
+    assert_eq!(burst(&relaxed).await, (200, 0));
 }

@@ -713,11 +713,9 @@ impl Tx<'_> {
                     self.end(Some(loser.opponent()), EndReason::Time);
                 }
             }
-            Phase::PlacingHandicap => {
-                if self.g.clock.flagged_at(now).is_some() {
-                    // Black ran out of time placing the stones.
-                    self.end(Some(Color::White), EndReason::Time);
-                }
+            // Black ran out of time placing the stones.
+            Phase::PlacingHandicap if self.g.clock.flagged_at(now).is_some() => {
+                self.end(Some(Color::White), EndReason::Time);
             }
             Phase::Nigiri => {
                 let timeout = self.settings().nigiri_timeout_ms;

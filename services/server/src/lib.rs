@@ -13,6 +13,7 @@
 pub mod auth;
 pub mod config;
 pub mod convert;
+pub mod fuzzing;
 pub mod hub;
 pub mod limits;
 pub mod metrics;
