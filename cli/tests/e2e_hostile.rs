@@ -103,17 +103,7 @@ async fn settings_out_of_bounds_name_their_field() {
         assert_eq!(reason(&err), "bad_setting");
     }
     // The largest allowed values are accepted and cost nothing to play under.
-    let g = c
-        .create_game(settings(|s| s.time_control = byo_yomi(100, 86_400_000)))
-        .await
-        .unwrap()
-        .into_inner();
-    c.join_game(pb::JoinGameRequest {
-        game_id: g.game_id.clone(),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+    create_and_join(&mut c, settings(|s| s.time_control = byo_yomi(100, 86_400_000))).await;
 }
 
 /// Request ids belong to the seat that sent them; one reused for another command is
@@ -188,23 +178,15 @@ async fn free_handicap_and_check_in_reach_the_referee() {
             main_ms: 600_000,
         })),
     });
-    let created = c
-        .create_game(settings(|s| {
+    let (created, joined) = create_and_join(
+        &mut c,
+        settings(|s| {
             s.handicap = 3;
             s.free_handicap = true;
             s.time_control = absolute;
-        }))
-        .await
-        .unwrap()
-        .into_inner();
-    let joined = c
-        .join_game(pb::JoinGameRequest {
-            game_id: created.game_id.clone(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     let st = joined.state.unwrap();
     assert_eq!(st.phase, pb::Phase::PlacingHandicap as i32);
     assert!(st.black_clock.unwrap().running, "Black places on Black's clock");
@@ -249,22 +231,14 @@ async fn free_handicap_and_check_in_reach_the_referee() {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64;
-    let created = c
-        .create_game(settings(|s| {
+    let (created, joined) = create_and_join(
+        &mut c,
+        settings(|s| {
             s.scheduled_start_ms = Some(now_ms);
             s.max_lateness_ms = 600_000;
-        }))
-        .await
-        .unwrap()
-        .into_inner();
-    let joined = c
-        .join_game(pb::JoinGameRequest {
-            game_id: created.game_id.clone(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+        }),
+    )
+    .await;
     assert_eq!(joined.state.unwrap().phase, pb::Phase::Scheduled as i32);
     let mut phase = 0;
     for token in [&created.seat_token, &joined.seat_token] {
@@ -294,24 +268,18 @@ async fn free_handicap_and_check_in_reach_the_referee() {
 async fn no_lag_allowance_flags_at_the_deadline() {
     let srv = Server::fresh("lag");
     let mut c = srv.client().await;
-    let created = c
-        .create_game(settings(|s| {
+    let (created, _) = create_and_join(
+        &mut c,
+        settings(|s| {
             s.lag_allowance_ms = Some(0);
             s.time_control = Some(pb::TimeControl {
                 kind: Some(pb::time_control::Kind::Absolute(pb::time_control::Absolute {
                     main_ms: 300,
                 })),
             });
-        }))
-        .await
-        .unwrap()
-        .into_inner();
-    c.join_game(pb::JoinGameRequest {
-        game_id: created.game_id.clone(),
-        ..Default::default()
-    })
-    .await
-    .unwrap();
+        }),
+    )
+    .await;
     let mut w = watch(&mut c, &created.game_id, 0).await;
     let mut started = None;
     let ended = loop {

@@ -138,6 +138,23 @@ pub struct Game {
     pub white: String,
 }
 
+/// Creates a game and takes its second seat.
+pub async fn create_and_join(
+    c: &mut GameServiceClient<Channel>,
+    create: pb::CreateGameRequest,
+) -> (pb::CreateGameResponse, pb::JoinGameResponse) {
+    let created = c.create_game(create).await.unwrap().into_inner();
+    let joined = c
+        .join_game(pb::JoinGameRequest {
+            game_id: created.game_id.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    (created, joined)
+}
+
 pub async fn new_game(c: &mut GameServiceClient<Channel>, size: u32, time: Option<pb::TimeControl>) -> Game {
     let settings = pb::GameSettings {
         board_size: size,
@@ -147,24 +164,14 @@ pub async fn new_game(c: &mut GameServiceClient<Channel>, size: u32, time: Optio
         color_choice: pb::ColorChoice::HostBlack as i32,
         ..Default::default()
     };
-    let created = c
-        .create_game(pb::CreateGameRequest {
+    let (created, joined) = create_and_join(
+        c,
+        pb::CreateGameRequest {
             settings: Some(settings),
-            request_id: String::new(),
             ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let joined = c
-        .join_game(pb::JoinGameRequest {
-            game_id: created.game_id.clone(),
-            request_id: String::new(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+        },
+    )
+    .await;
     assert_eq!(joined.state.unwrap().phase, pb::Phase::Playing as i32);
     Game {
         id: created.game_id,
