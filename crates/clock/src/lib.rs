@@ -158,7 +158,7 @@ impl LagComp {
         LagComp {
             initial_ms: ms,
             gain_ms: ms / 10,
-            max_quota_ms: 2 * ms,
+            max_quota_ms: ms.saturating_mul(2),
             max_per_move_ms: ms,
         }
     }

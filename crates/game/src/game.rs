@@ -367,8 +367,6 @@ impl Game {
                 self.phase = if s.scheduled_start.is_some() {
                     Phase::Scheduled
                 } else if s.free_handicap && s.handicap >= 2 {
-                    // Black places the stones on Black's clock.
-                    self.clock.start(Color::Black.index(), at);
                     Phase::PlacingHandicap
                 } else {
                     Phase::Playing
@@ -381,14 +379,20 @@ impl Game {
                 let s = self.settings.as_ref().expect("created");
                 if self.checked_in == [true, true] && s.free_handicap && s.handicap >= 2 {
                     self.phase = Phase::PlacingHandicap;
-                    self.clock.start(Color::Black.index(), at);
                 }
+            }
+            EventKind::PlacementStarted => {
+                if self.phase != Phase::PlacingHandicap {
+                    return Err(bad("placement started outside the handicap phase"));
+                }
+                self.clock.start(Color::Black.index(), at);
             }
             EventKind::HandicapPlaced { points } => {
                 let s = self.settings.as_ref().expect("created");
                 let state = State::with_free_handicap(s.size, points, s.rules).map_err(|err| bad(&err.to_string()))?;
                 self.state = Some(state);
-                // The placement is charged to Black's clock like a move.
+                // The placement is charged to Black's clock like a move (a clock that was
+                // never started, in an older log, charges nothing).
                 self.clock
                     .press(at, 0)
                     .map_err(|_| bad("handicap placed after the flag"))?;
@@ -800,7 +804,9 @@ impl Tx<'_> {
             return;
         }
         if free {
-            return; // Black places the stones first.
+            // Black places the stones first, on Black's clock.
+            self.emit(EventKind::PlacementStarted);
+            return;
         }
         let first = self.state().to_move();
         self.emit(EventKind::PlayStarted { first });
@@ -883,6 +889,11 @@ impl Tx<'_> {
                 self.phase_is(&[Phase::PlacingHandicap])?;
                 if self.color(by)? != Color::Black {
                     return Err(Rejection::NotYourTurn);
+                }
+                // Placed within the lag allowance but after the clock's own time: lost
+                // on time, as a move would be.
+                if self.flags_on_press(Color::Black, 0) {
+                    return Ok(());
                 }
                 let s = self.settings();
                 if points.len() != s.handicap as usize {

@@ -405,6 +405,9 @@ pub enum EventKind {
         seat: Seat,
         lateness_ms: Ms,
     },
+    /// Free handicap: Black's clock starts for placing the stones. (Logs written before
+    /// this event existed have none, and such a placement is untimed.)
+    PlacementStarted,
     HandicapPlaced {
         points: Vec<Point>,
     },

@@ -778,6 +778,43 @@ fn free_handicap_r9() {
     assert_eq!(t.g.to_move(), Some(Color::White));
 }
 
+/// R9, C2: the placement is on Black's clock. Placed within the lag allowance but after
+/// the clock's own time, it loses on time as a move would (it once failed to apply);
+/// left unplaced, the server's tick ends the game at the deadline.
+#[test]
+fn free_handicap_is_placed_on_the_clock() {
+    let setup = || {
+        let mut s = casual(9);
+        s.handicap = 2;
+        s.free_handicap = true;
+        s.time = TimeControl::Absolute { main_ms: 10 * S };
+        s.lag = LagComp::default();
+        let mut t = T::new(s);
+        let join = Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        };
+        t.ok(Guest, join, 0);
+        assert_eq!(t.g.deadline(), Some(11 * S), "main time and the 1 s lag allowance");
+        t
+    };
+    let stones = || Command::PlaceHandicap {
+        points: vec![p("C3", 9), p("G7", 9)],
+    };
+    let mut t = setup();
+    let ev = t.ok(Host, stones(), 10 * S + 500);
+    assert!(
+        matches!(&ev[..], [e] if matches!(&e.kind, EventKind::GameEnded { result } if result.reason == EndReason::Time && result.winner == Some(Color::White)))
+    );
+    let mut t = setup();
+    let ev = t.ok(Actor::Server, Command::Tick, 12 * S);
+    assert_eq!(ev.last().unwrap().at, 11 * S, "stamped with the deadline");
+    assert_eq!(t.g.result().unwrap().reason, EndReason::Time);
+    let mut t = setup();
+    t.ok(Host, stones(), 4 * S);
+    assert_eq!(t.g.clocks(4 * S)[0].main_ms, 6 * S, "the placement took Black's time");
+}
+
 /// Time the service was down is not charged (the server credits it on restart).
 #[test]
 fn downtime_is_credited() {

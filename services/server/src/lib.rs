@@ -117,6 +117,12 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
 }
 
 async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> anyhow::Result<Running> {
+    let max_lag = weiqi_game::clock_limits::MAX_LAG_MS;
+    anyhow::ensure!(
+        cfg.lag_allowance_ms <= max_lag,
+        "lag_allowance_ms is {}; it must be at most {max_lag}",
+        cfg.lag_allowance_ms
+    );
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
     let shared = store.is_shared();

@@ -547,8 +547,16 @@ async fn replay(
     let mut g = Game::new();
     let mut last = since;
     for e in log {
-        if g.apply(e).is_err() {
-            break;
+        if let Err(err) = g.apply(e) {
+            // A log that does not fold: the watcher is told, not left with a gap.
+            let status = convert::error(
+                tonic::Code::Internal,
+                "corrupt_game",
+                err.to_string(),
+                &[("game_id", game_id)],
+            );
+            let _ = out.send(Err(status)).await;
+            return None;
         }
         if e.seq > since {
             let shown = e.redacted_for(viewer.and_then(|s| g.color_of(s)));
