@@ -30,14 +30,68 @@ pub enum StoreError {
     /// Someone else appended first (or the game already exists).
     #[error("concurrent append to game {game_id}: expected seq {expected}")]
     Conflict { game_id: String, expected: u64 },
+    /// The database failed (a lost connection, a deadlock, a value it cannot store), as
+    /// the database told it: no driver type leaks out of the store.
     #[error("database: {0}")]
-    Db(#[from] sqlx::Error),
+    Db(DbError),
     #[error("corrupt event in game {game_id}: {why}")]
     Corrupt { game_id: String, why: String },
     #[error("the store is shutting down")]
     Closed,
     #[error("the database is locked: {0}")]
     Locked(String),
+}
+
+/// A database failure: the driver's message, and the database's own code (SQLSTATE) and
+/// detail when it sent them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DbError {
+    pub message: String,
+    pub code: Option<String>,
+    pub detail: Option<String>,
+}
+
+impl std::fmt::Display for DbError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(code) = &self.code {
+            write!(f, " (SQLSTATE {code})")?;
+        }
+        if let Some(detail) = &self.detail {
+            write!(f, ": {detail}")?;
+        }
+        Ok(())
+    }
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> StoreError {
+        let (code, detail) = match &e {
+            sqlx::Error::Database(d) => (
+                d.code().map(|c| c.into_owned()),
+                d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
+                    .and_then(|p| p.detail())
+                    .map(str::to_string),
+            ),
+            _ => (None, None),
+        };
+        StoreError::Db(DbError {
+            message: e.to_string(),
+            code,
+            detail,
+        })
+    }
+}
+
+impl StoreError {
+    /// A failure of this process around the database (a thread, a runtime).
+    pub(crate) fn local(message: impl std::fmt::Display) -> StoreError {
+        StoreError::Db(DbError {
+            message: message.to_string(),
+            code: None,
+            detail: None,
+        })
+    }
 }
 
 /// Lobby data kept next to the log, updated with every append. (The default, all empty,
@@ -118,6 +172,11 @@ pub trait EventStore: Send + Sync + 'static {
     fn load_unfinished(&self) -> impl Future<Output = Result<Vec<StoredGame>, StoreError>> + Send;
     /// One game, finished or not.
     fn load(&self, game_id: &str) -> impl Future<Output = Result<Option<StoredGame>, StoreError>> + Send;
+    /// Returns once every append this process submitted before the call is decided,
+    /// committed or refused, and can no longer change the store. After a call was
+    /// cancelled with its append on the way, what the store then holds is final for that
+    /// append: the hub waits on this before it reloads such a game.
+    fn barrier(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Records that the service is alive at `now_ms` (to know how long it was down).
     fn heartbeat(&self, now_ms: u64) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// The last heartbeat, if any.

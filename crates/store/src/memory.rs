@@ -90,6 +90,11 @@ impl EventStore for MemoryStore {
             .map(|(g, _)| g.clone()))
     }
 
+    async fn barrier(&self) -> Result<(), StoreError> {
+        // An append is done within its first poll: none is ever on its way.
+        Ok(())
+    }
+
     async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {
         self.inner.lock().expect("lock").heartbeat = Some(now_ms);
         Ok(())

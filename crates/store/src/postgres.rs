@@ -82,6 +82,42 @@ struct Job {
     append: Append,
     bodies: Vec<String>,
     reply: oneshot::Sender<Result<(), StoreError>>,
+    /// Held until the job is answered (or dropped unsent): what [`EventStore::barrier`]
+    /// waits for.
+    _ticket: Ticket,
+}
+
+/// The appends on their way to the writers, by ticket number, for the barrier.
+#[derive(Default)]
+struct InFlight {
+    next: AtomicU64,
+    pending: std::sync::Mutex<std::collections::BTreeSet<u64>>,
+    done: tokio::sync::Notify,
+}
+
+/// One append in flight: removed from [`InFlight`] when dropped, whether the writer
+/// answered it or the caller's future was cancelled before it was sent.
+struct Ticket {
+    id: u64,
+    flight: Arc<InFlight>,
+}
+
+impl Ticket {
+    fn new(flight: &Arc<InFlight>) -> Ticket {
+        let id = flight.next.fetch_add(1, Ordering::SeqCst);
+        flight.pending.lock().expect("lock").insert(id);
+        Ticket {
+            id,
+            flight: flight.clone(),
+        }
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.flight.pending.lock().expect("lock").remove(&self.id);
+        self.flight.done.notify_waiters();
+    }
 }
 
 /// PostgreSQL event store. Cheap to clone.
@@ -90,6 +126,7 @@ pub struct PgStore {
     pool: PgPool,
     probes: Arc<AtomicU64>,
     writers: mpsc::Sender<Job>,
+    flight: Arc<InFlight>,
 }
 
 impl PgStore {
@@ -126,6 +163,7 @@ impl PgStore {
             pool,
             probes: Default::default(),
             writers,
+            flight: Default::default(),
         })
     }
 
@@ -181,11 +219,13 @@ impl EventStore for PgStore {
             return create(&self.pool, &a, &bodies).await;
         }
         let (reply, outcome) = oneshot::channel();
+        let ticket = Ticket::new(&self.flight);
         self.writers
             .send(Job {
                 append: a,
                 bodies,
                 reply,
+                _ticket: ticket,
             })
             .await
             .map_err(|_| StoreError::Closed)?;
@@ -194,6 +234,23 @@ impl EventStore for PgStore {
 
     fn is_shared(&self) -> bool {
         true
+    }
+
+    /// Waits for the appends handed to the writers before the call (a new game's create
+    /// is one statement on the caller's task: a cancelled create is settled by the
+    /// database, and a later append to that game conflicts if it went through).
+    async fn barrier(&self) -> Result<(), StoreError> {
+        let before = self.flight.next.load(Ordering::SeqCst);
+        loop {
+            let done = self.flight.done.notified();
+            tokio::pin!(done);
+            done.as_mut().enable();
+            let oldest = self.flight.pending.lock().expect("lock").first().copied();
+            if oldest.is_none_or(|t| t >= before) {
+                return Ok(());
+            }
+            done.await;
+        }
     }
 
     async fn lobby(&self, limit: usize) -> Result<Option<Lobby>, StoreError> {
@@ -439,14 +496,7 @@ async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
 /// deadlock, a lost connection and a bad row need different people.
 fn db_cause(e: &StoreError) -> (String, String) {
     match e {
-        StoreError::Db(sqlx::Error::Database(d)) => (
-            d.code().map(|c| c.into_owned()).unwrap_or_default(),
-            d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
-                .and_then(|p| p.detail())
-                .unwrap_or_default()
-                .to_string(),
-        ),
-        StoreError::Db(other) => (String::new(), format!("{other:?}")),
+        StoreError::Db(d) => (d.code.clone().unwrap_or_default(), d.detail.clone().unwrap_or_default()),
         _ => (String::new(), String::new()),
     }
 }

@@ -72,6 +72,9 @@ enum Write {
     Heartbeat(u64),
     /// A probe row: time and payload.
     Probe(u64, Vec<u8>),
+    /// Nothing to write: answered after every write queued before it (the writer answers
+    /// in order), for [`EventStore::barrier`].
+    Barrier,
 }
 
 type Job = (Write, oneshot::Sender<Result<(), StoreError>>);
@@ -136,11 +139,11 @@ impl SqliteStore {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| StoreError::Db(sqlx::Error::Io(e)))?;
+            .map_err(StoreError::local)?;
         std::thread::Builder::new()
             .name("weiqi-store-writer".into())
             .spawn(move || rt.block_on(writer(conn, rx, lock)))
-            .map_err(|e| StoreError::Db(sqlx::Error::Io(e)))?;
+            .map_err(StoreError::local)?;
         let checkpointer = SqliteConnection::connect_with(&opts).await?;
         tokio::spawn(checkpoints(checkpointer, tx.downgrade()));
         Ok(SqliteStore { reads, writer: tx })
@@ -399,13 +402,14 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
                 heartbeat = Some(heartbeat.map_or(*ms, |h: u64| h.max(*ms)));
                 results.push(None);
             }
+            Write::Barrier => results.push(None),
             Write::Append(a, bodies) => {
                 let known = match games.known.get(&a.game_id) {
                     Some(&k) => Some(k),
                     None => match lookup(conn, &a.game_id).await {
                         Ok(k) => k,
                         Err(e) => {
-                            results.push(Some(Err(StoreError::Db(e))));
+                            results.push(Some(Err(StoreError::from(e))));
                             continue;
                         }
                     },
@@ -457,7 +461,7 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
         let msg = e.to_string();
         return results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(StoreError::Db(sqlx::Error::Protocol(msg.clone())))))
+            .map(|r| r.unwrap_or_else(|| Err(StoreError::local(&msg))))
             .collect();
     }
     // Finished games take no more appends: forget them (the cache would otherwise grow
@@ -578,6 +582,12 @@ impl EventStore for SqliteStore {
             .await?
             .into_iter()
             .next())
+    }
+
+    async fn barrier(&self) -> Result<(), StoreError> {
+        // The single writer answers in order: once this is answered, every append queued
+        // before it is committed or refused.
+        self.write(Write::Barrier).await
     }
 
     async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {

@@ -4,7 +4,7 @@
 //! `WEIQI_REQUIRE_POSTGRES=1` so that a missing server fails instead of skipping).
 
 use weiqi_game::{Actor, Command, Event, Game, Settings};
-use weiqi_store::{Append, Claim, EventStore, PgStore, SqliteStore, StoreError, Summary};
+use weiqi_store::{Append, Claim, EventStore, MemoryStore, PgStore, SqliteStore, StoreError, Summary};
 
 fn summary() -> Summary {
     Summary {
@@ -116,6 +116,69 @@ async fn append_load_and_conflicts_on<S: EventStore>(store: S, reopen: impl Asyn
         1 + join.len() as u64
     );
     assert_eq!(store.last_heartbeat().await.unwrap(), Some(42));
+}
+
+/// The barrier: appends whose callers gave up on them (cancelled after a few
+/// microseconds, as a client deadline does) are settled, committed or refused, once it
+/// returns; nothing more lands afterwards.
+async fn barrier_settles_cancelled_appends_on<S: EventStore + Clone>(store: S) {
+    let join = joined(&created(), 5);
+    // Enough that the writers are still busy when the barrier is called.
+    let n = 1000;
+    let mut creates = Vec::new();
+    for i in 0..n {
+        let s = store.clone();
+        creates.push(tokio::spawn(async move {
+            s.append(append(&format!("b{i}"), 0, created())).await
+        }));
+    }
+    for t in creates {
+        t.await.unwrap().unwrap();
+    }
+    let mut tasks = Vec::new();
+    for i in 0..n {
+        let (s, join) = (store.clone(), join.clone());
+        tasks.push(tokio::spawn(async move {
+            let a = append(&format!("b{i}"), 1, join);
+            let _ = tokio::time::timeout(std::time::Duration::from_micros(i % 50), s.append(a)).await;
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    store.barrier().await.unwrap();
+    let seqs = |store: S| async move {
+        let mut out = Vec::new();
+        for i in 0..n {
+            let g = store.load(&format!("b{i}")).await.unwrap().unwrap();
+            out.push(g.events.last().unwrap().seq);
+        }
+        out
+    };
+    let settled = seqs(store.clone()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(seqs(store).await, settled, "an append landed after the barrier");
+}
+
+#[tokio::test]
+async fn barrier_settles_cancelled_appends() {
+    barrier_settles_cancelled_appends_on(open("barrier").await.0).await;
+    barrier_settles_cancelled_appends_on(MemoryStore::new()).await;
+}
+
+#[tokio::test]
+async fn postgres_barrier_settles_cancelled_appends() {
+    let Some(url) = pg("barrier").await else { return };
+    barrier_settles_cancelled_appends_on(PgStore::open(&url).await.unwrap()).await;
+}
+
+/// The contracts on the reference store too: what the databases must do, `MemoryStore`
+/// does (a reopened memory store is the same store: memory is its own durability).
+#[tokio::test]
+async fn memory_store_keeps_the_contracts() {
+    append_load_and_conflicts_on(MemoryStore::new(), async |s| s).await;
+    concurrent_appends_on(MemoryStore::new()).await;
+    interleaved_games_load_apart_on(MemoryStore::new(), async |s| s).await;
 }
 
 /// Many concurrent appends, some conflicting: each is answered on its own; the batch

@@ -572,9 +572,8 @@ impl<S: EventStore> Hub<S> {
 
     /// Replaces a stale game with what the store holds.
     async fn heal(self: &Arc<Self>, game_id: &str, entry: &mut Entry) -> Result<(), Status> {
-        // The single writer answers in order: once a later write is through, the
-        // interrupted append is either committed or refused.
-        self.store.heartbeat(self.time.now_ms()).await.map_err(store_error)?;
+        // Once the barrier returns, the interrupted append is committed or refused for good.
+        self.store.barrier().await.map_err(store_error)?;
         // The log in memory only grows after the store acknowledged: it is a prefix of the
         // stored one, and its fold is the game as last acknowledged. From there, what the
         // store holds beyond it (the interrupted append, if it went through; other

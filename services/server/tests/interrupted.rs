@@ -21,6 +21,9 @@ struct Flaky {
     inner: MemoryStore,
     slow: Arc<AtomicBool>,
     fail: Arc<AtomicBool>,
+    /// Each append on its way holds a read guard; the barrier takes the write lock, so it
+    /// returns once every append submitted before it is done (tokio's lock is fair).
+    in_flight: Arc<tokio::sync::RwLock<()>>,
 }
 
 impl EventStore for Flaky {
@@ -29,7 +32,9 @@ impl EventStore for Flaky {
             return Err(StoreError::Closed);
         }
         let (inner, slow) = (self.inner.clone(), self.slow.load(Ordering::SeqCst));
+        let on_its_way = self.in_flight.clone().read_owned().await;
         tokio::spawn(async move {
+            let _on_its_way = on_its_way;
             if slow {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
@@ -43,6 +48,10 @@ impl EventStore for Flaky {
     }
     async fn load(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
         self.inner.load(game_id).await
+    }
+    async fn barrier(&self) -> Result<(), StoreError> {
+        drop(self.in_flight.write().await);
+        Ok(())
     }
     async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {
         self.inner.heartbeat(now_ms).await
