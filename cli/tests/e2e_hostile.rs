@@ -205,7 +205,7 @@ async fn free_handicap_and_check_in_reach_the_referee() {
         .await
         .unwrap_err();
     assert_eq!(by_white.code(), Code::FailedPrecondition);
-    let too_many = place(&created.seat_token, vec![(0, 0); 82]).await.unwrap_err();
+    let too_many = place(&created.seat_token, vec![(0, 0); 626]).await.unwrap_err();
     assert_eq!(
         (too_many.code(), field(&too_many)),
         (Code::InvalidArgument, "stones".into())

@@ -163,6 +163,13 @@ impl LagComp {
         }
     }
 
+    /// The part of a client's measured lag that a move can have refunded: at most
+    /// `max_per_move_ms` (what a client claims beyond that is never refunded, and not
+    /// recorded).
+    pub fn refundable(&self, lag_ms: Ms) -> Ms {
+        lag_ms.min(self.max_per_move_ms)
+    }
+
     /// At most [`limits::MAX_LAG_MS`] per move (and a quota of twice that).
     pub fn validate(&self) -> Result<(), ClockError> {
         let max = limits::MAX_LAG_MS;

@@ -906,20 +906,22 @@ impl Tx<'_> {
             }
             Command::Play { point, lag_ms } => {
                 let c = self.my_turn(by)?;
-                if self.flags_on_press(c, *lag_ms) {
+                let lag_ms = self.settings().lag.refundable(*lag_ms);
+                if self.flags_on_press(c, lag_ms) {
                     return Ok(());
                 }
-                self.place(c, Move::Place(*point), *lag_ms, false)?;
+                self.place(c, Move::Place(*point), lag_ms, false)?;
             }
             Command::Pass { lag_ms } => {
                 let c = self.my_turn(by)?;
-                if self.flags_on_press(c, *lag_ms) {
+                let lag_ms = self.settings().lag.refundable(*lag_ms);
+                if self.flags_on_press(c, lag_ms) {
                     return Ok(());
                 }
                 self.emit(EventKind::Passed {
                     color: c,
                     declared_end: false,
-                    lag_ms: *lag_ms,
+                    lag_ms,
                 });
                 self.after_pass();
             }

@@ -116,14 +116,13 @@ pub fn point_to(p: Point) -> pb::Point {
     }
 }
 
-/// A point from the wire, checked against the board size.
-pub fn point_from(p: Option<&pb::Point>, size: u8) -> Result<Point, Status> {
+/// A point from the wire, within the largest board (the referee checks it against the
+/// game's own).
+pub fn point_from(p: Option<&pb::Point>) -> Result<Point, Status> {
     let p = p.ok_or_else(|| invalid("a point is required"))?;
-    if p.x >= size as u32 || p.y >= size as u32 {
-        return Err(invalid(format!(
-            "point ({}, {}) is off the {size}x{size} board",
-            p.x, p.y
-        )));
+    let max = weiqi_rules::MAX_SIZE as u32;
+    if p.x >= max || p.y >= max {
+        return Err(invalid(format!("point ({}, {}) is off every board", p.x, p.y)));
     }
     Ok(Point::new(p.x as u8, p.y as u8))
 }

@@ -292,6 +292,14 @@ impl RequestKey {
     }
 }
 
+/// Who sends a command: an actor the caller vouches for (the server's own commands), or
+/// a bearer token whose seat is looked up in the game.
+#[derive(Clone, Copy)]
+enum Caller<'a> {
+    Actor(Actor),
+    Token(Option<&'a str>),
+}
+
 /// Idempotency and staleness fields of a mutating call.
 #[derive(Debug, Clone, Default)]
 pub struct Mutation {
@@ -893,43 +901,53 @@ impl<S: EventStore> Hub<S> {
         cmd: Command,
         m: Mutation,
     ) -> Result<pb::CommandResult, Status> {
-        let mut entry = self.lock_for_command(game_id).await?;
-        match self.command_locked(game_id, &mut entry, actor, &cmd, &m).await {
-            Err(e) if !Box::pin(self.caught_up(game_id, &mut entry)).await? => Err(e),
-            Err(_) => self.command_locked(game_id, &mut entry, actor, &cmd, &m).await,
-            done => done,
-        }
+        self.run(game_id, Caller::Actor(actor), &cmd, &m).await
     }
 
-    /// A player's command: the seat comes from the bearer token and the command is built
-    /// for the game's board size, under the same lock as the command runs.
+    /// A player's command: the seat comes from the bearer token, read under the same
+    /// lock as the command runs.
     pub async fn player_command(
         self: &Arc<Self>,
         game_id: &str,
         token: Option<&str>,
-        make: impl Fn(u8) -> Result<Command, Status>,
+        cmd: Command,
         m: Mutation,
     ) -> Result<pb::CommandResult, Status> {
+        self.run(game_id, Caller::Token(token), &cmd, &m).await
+    }
+
+    /// The one command path: lock, run, and if that failed on a copy that was behind a
+    /// shared store, catch up and run once more.
+    async fn run(
+        self: &Arc<Self>,
+        game_id: &str,
+        caller: Caller<'_>,
+        cmd: &Command,
+        m: &Mutation,
+    ) -> Result<pb::CommandResult, Status> {
         let mut entry = self.lock_for_command(game_id).await?;
-        match self.player_command_locked(game_id, &mut entry, token, &make, &m).await {
+        match self.run_locked(game_id, &mut entry, caller, cmd, m).await {
             Err(e) if !Box::pin(self.caught_up(game_id, &mut entry)).await? => Err(e),
-            // (The seat too is read again: the guest may have joined through another server.)
-            Err(_) => self.player_command_locked(game_id, &mut entry, token, &make, &m).await,
+            // (A token's seat is read again: the guest may have joined through another
+            // server.)
+            Err(_) => self.run_locked(game_id, &mut entry, caller, cmd, m).await,
             done => done,
         }
     }
 
-    async fn player_command_locked(
+    async fn run_locked(
         self: &Arc<Self>,
         game_id: &str,
         entry: &mut Entry,
-        token: Option<&str>,
-        make: &impl Fn(u8) -> Result<Command, Status>,
+        caller: Caller<'_>,
+        cmd: &Command,
         m: &Mutation,
     ) -> Result<pb::CommandResult, Status> {
-        let actor = entry.actor_for(token, game_id)?;
-        let cmd = make(entry.game.settings().map_or(19, |s| s.size))?;
-        self.command_locked(game_id, entry, actor, &cmd, m).await
+        let actor = match caller {
+            Caller::Actor(a) => a,
+            Caller::Token(token) => entry.actor_for(token, game_id)?,
+        };
+        self.command_locked(game_id, entry, actor, cmd, m).await
     }
 
     /// A game's entry, locked, for a command. With a shared store the copy in memory is

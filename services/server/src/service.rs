@@ -44,12 +44,13 @@ impl<S: EventStore> GameSvc<S> {
         self.hub.metrics.rpc_seconds.with_label_values(&[method]).start_timer()
     }
 
-    /// Runs a mutating command from a request's `Mutation`.
+    /// Runs a player's command from a request's `Mutation` (points were checked against
+    /// the largest board; the referee checks them against the game's).
     async fn mutate<T>(
         &self,
         req: &Request<T>,
         m: Option<&pb::Mutation>,
-        make: impl Fn(u8) -> Result<Command, Status>,
+        cmd: Command,
     ) -> Result<pb::CommandResult, Status> {
         let m = m.ok_or_else(|| convert::invalid("mutation (game_id, request_id) is required"))?;
         convert::request_id(&m.request_id)?;
@@ -60,29 +61,30 @@ impl<S: EventStore> GameSvc<S> {
         };
         // Boxed: awaiting a future made in the same async fn lays it out twice in the
         // caller's future (1.6 KiB here), and every call would copy both.
-        Box::pin(self.hub.player_command(&m.game_id, token.as_deref(), make, mutation)).await
+        Box::pin(self.hub.player_command(&m.game_id, token.as_deref(), cmd, mutation)).await
     }
 }
 
-fn sealed(s: Option<&pb::SealedMove>, size: u8) -> Result<Move, Status> {
+fn sealed(s: Option<&pb::SealedMove>) -> Result<Move, Status> {
     match s.and_then(|s| s.r#move.as_ref()) {
-        Some(pb::sealed_move::Move::Point(p)) => Ok(Move::Place(convert::point_from(Some(p), size)?)),
+        Some(pb::sealed_move::Move::Point(p)) => Ok(Move::Place(convert::point_from(Some(p))?)),
         Some(pb::sealed_move::Move::Pass(true)) => Ok(Move::Pass),
         _ => Err(convert::invalid("sealed_move needs a point or pass = true")),
     }
 }
 
-/// A list of points from the wire: each on the board, and no more than the board holds
-/// (a longer list is refused before any work is done on it).
-fn points_from(points: &[pb::Point], size: u8, field: &str) -> Result<Vec<weiqi_rules::Point>, Status> {
-    let cells = size as usize * size as usize;
-    if points.len() > cells {
+/// A list of points from the wire: each within the largest board, and no more than it
+/// holds (a longer list is refused before any work is done on it; the referee checks the
+/// points against the game's board).
+fn points_from(points: &[pb::Point], field: &str) -> Result<Vec<weiqi_rules::Point>, Status> {
+    let max = weiqi_rules::MAX_SIZE as usize;
+    if points.len() > max * max {
         return Err(convert::bad_request(
             field,
-            format!("at most {cells} points on a {size}x{size} board"),
+            format!("at most {} points (a {max}x{max} board)", max * max),
         ));
     }
-    points.iter().map(|p| convert::point_from(Some(p), size)).collect()
+    points.iter().map(|p| convert::point_from(Some(p))).collect()
 }
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
@@ -131,9 +133,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::CancelGameResponse>, Status> {
         let _t = self.timer("CancelGame");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::Cancel))
-            .await?;
+        let result = self.mutate(&request, r.mutation.as_ref(), Command::Cancel).await?;
         Ok(Response::new(pb::CancelGameResponse { result: Some(result) }))
     }
 
@@ -176,34 +176,26 @@ impl<S: EventStore> GameService for GameSvc<S> {
     async fn play(&self, request: Request<pb::PlayRequest>) -> Result<Response<pb::PlayResponse>, Status> {
         let _t = self.timer("Play");
         let r = request.get_ref();
-        let (point, lag_ms) = (r.point, r.lag_ms);
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |size| {
-                Ok(Command::Play {
-                    point: convert::point_from(point.as_ref(), size)?,
-                    lag_ms: lag_ms.min(60_000),
-                })
-            })
-            .await?;
+        let cmd = Command::Play {
+            point: convert::point_from(r.point.as_ref())?,
+            lag_ms: r.lag_ms,
+        };
+        let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
         Ok(Response::new(pb::PlayResponse { result: Some(result) }))
     }
 
     async fn pass(&self, request: Request<pb::PassRequest>) -> Result<Response<pb::PassResponse>, Status> {
         let _t = self.timer("Pass");
         let r = request.get_ref();
-        let lag_ms = r.lag_ms.min(60_000);
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::Pass { lag_ms }))
-            .await?;
+        let cmd = Command::Pass { lag_ms: r.lag_ms };
+        let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
         Ok(Response::new(pb::PassResponse { result: Some(result) }))
     }
 
     async fn resign(&self, request: Request<pb::ResignRequest>) -> Result<Response<pb::ResignResponse>, Status> {
         let _t = self.timer("Resign");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::Resign))
-            .await?;
+        let result = self.mutate(&request, r.mutation.as_ref(), Command::Resign).await?;
         Ok(Response::new(pb::ResignResponse { result: Some(result) }))
     }
 
@@ -213,9 +205,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::DeclareEndResponse>, Status> {
         let _t = self.timer("DeclareEnd");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::DeclareEnd))
-            .await?;
+        let result = self.mutate(&request, r.mutation.as_ref(), Command::DeclareEnd).await?;
         Ok(Response::new(pb::DeclareEndResponse { result: Some(result) }))
     }
 
@@ -225,9 +215,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::AcceptScoreResponse>, Status> {
         let _t = self.timer("AcceptScore");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::AcceptScore))
-            .await?;
+        let result = self.mutate(&request, r.mutation.as_ref(), Command::AcceptScore).await?;
         Ok(Response::new(pb::AcceptScoreResponse { result: Some(result) }))
     }
 
@@ -238,7 +226,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
         let _t = self.timer("DisputeScore");
         let r = request.get_ref();
         let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::DisputeScore))
+            .mutate(&request, r.mutation.as_ref(), Command::DisputeScore)
             .await?;
         Ok(Response::new(pb::DisputeScoreResponse { result: Some(result) }))
     }
@@ -249,9 +237,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::RequestUndoResponse>, Status> {
         let _t = self.timer("RequestUndo");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::RequestUndo))
-            .await?;
+        let result = self.mutate(&request, r.mutation.as_ref(), Command::RequestUndo).await?;
         Ok(Response::new(pb::RequestUndoResponse { result: Some(result) }))
     }
 
@@ -261,18 +247,14 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::OfferDrawResponse>, Status> {
         let _t = self.timer("OfferDraw");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::OfferDraw))
-            .await?;
+        let result = self.mutate(&request, r.mutation.as_ref(), Command::OfferDraw).await?;
         Ok(Response::new(pb::OfferDrawResponse { result: Some(result) }))
     }
 
     async fn resume(&self, request: Request<pb::ResumeRequest>) -> Result<Response<pb::ResumeResponse>, Status> {
         let _t = self.timer("Resume");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::Resume))
-            .await?;
+        let result = self.mutate(&request, r.mutation.as_ref(), Command::Resume).await?;
         Ok(Response::new(pb::ResumeResponse { result: Some(result) }))
     }
 
@@ -285,14 +267,11 @@ impl<S: EventStore> GameService for GameSvc<S> {
         if r.nonce.len() > 256 {
             return Err(convert::invalid("the nigiri nonce is at most 256 characters"));
         }
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| {
-                Ok(Command::RevealNigiri {
-                    stones: r.stones,
-                    nonce: r.nonce.clone(),
-                })
-            })
-            .await?;
+        let cmd = Command::RevealNigiri {
+            stones: r.stones,
+            nonce: r.nonce.clone(),
+        };
+        let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
         Ok(Response::new(pb::RevealNigiriResponse { result: Some(result) }))
     }
 
@@ -302,13 +281,10 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::ProposeDeadStonesResponse>, Status> {
         let _t = self.timer("ProposeDeadStones");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |size| {
-                Ok(Command::ProposeDead {
-                    stones: points_from(&r.stones, size, "stones")?,
-                })
-            })
-            .await?;
+        let cmd = Command::ProposeDead {
+            stones: points_from(&r.stones, "stones")?,
+        };
+        let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
         Ok(Response::new(pb::ProposeDeadStonesResponse { result: Some(result) }))
     }
 
@@ -318,22 +294,17 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::PlaceHandicapResponse>, Status> {
         let _t = self.timer("PlaceHandicap");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |size| {
-                Ok(Command::PlaceHandicap {
-                    points: points_from(&r.stones, size, "stones")?,
-                })
-            })
-            .await?;
+        let cmd = Command::PlaceHandicap {
+            points: points_from(&r.stones, "stones")?,
+        };
+        let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
         Ok(Response::new(pb::PlaceHandicapResponse { result: Some(result) }))
     }
 
     async fn check_in(&self, request: Request<pb::CheckInRequest>) -> Result<Response<pb::CheckInResponse>, Status> {
         let _t = self.timer("CheckIn");
         let r = request.get_ref();
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::CheckIn))
-            .await?;
+        let result = self.mutate(&request, r.mutation.as_ref(), Command::CheckIn).await?;
         Ok(Response::new(pb::CheckInResponse { result: Some(result) }))
     }
 
@@ -344,7 +315,7 @@ impl<S: EventStore> GameService for GameSvc<S> {
         let _t = self.timer("ClaimTimeout");
         let r = request.get_ref();
         let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::ClaimTimeout))
+            .mutate(&request, r.mutation.as_ref(), Command::ClaimTimeout)
             .await?;
         Ok(Response::new(pb::ClaimTimeoutResponse { result: Some(result) }))
     }
@@ -355,10 +326,8 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::AnswerUndoResponse>, Status> {
         let _t = self.timer("AnswerUndo");
         let r = request.get_ref();
-        let accept = r.accept;
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::AnswerUndo { accept }))
-            .await?;
+        let cmd = Command::AnswerUndo { accept: r.accept };
+        let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
         Ok(Response::new(pb::AnswerUndoResponse { result: Some(result) }))
     }
 
@@ -368,30 +337,24 @@ impl<S: EventStore> GameService for GameSvc<S> {
     ) -> Result<Response<pb::AnswerDrawResponse>, Status> {
         let _t = self.timer("AnswerDraw");
         let r = request.get_ref();
-        let accept = r.accept;
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |_| Ok(Command::AnswerDraw { accept }))
-            .await?;
+        let cmd = Command::AnswerDraw { accept: r.accept };
+        let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
         Ok(Response::new(pb::AnswerDrawResponse { result: Some(result) }))
     }
 
     async fn adjourn(&self, request: Request<pb::AdjournRequest>) -> Result<Response<pb::AdjournResponse>, Status> {
         let _t = self.timer("Adjourn");
         let r = request.get_ref();
-        let sm = r.sealed_move;
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |size| seal_command(sm.as_ref(), size))
-            .await?;
+        let cmd = seal_command(r.sealed_move.as_ref())?;
+        let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
         Ok(Response::new(pb::AdjournResponse { result: Some(result) }))
     }
 
     async fn seal_move(&self, request: Request<pb::SealMoveRequest>) -> Result<Response<pb::SealMoveResponse>, Status> {
         let _t = self.timer("SealMove");
         let r = request.get_ref();
-        let sm = r.sealed_move;
-        let result = self
-            .mutate(&request, r.mutation.as_ref(), |size| seal_command(sm.as_ref(), size))
-            .await?;
+        let cmd = seal_command(r.sealed_move.as_ref())?;
+        let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
         Ok(Response::new(pb::SealMoveResponse { result: Some(result) }))
     }
 
@@ -571,8 +534,8 @@ async fn replay(
     Some(last)
 }
 
-fn seal_command(sm: Option<&pb::SealedMove>, size: u8) -> Result<Command, Status> {
-    let mv = sealed(sm, size)?;
+fn seal_command(sm: Option<&pb::SealedMove>) -> Result<Command, Status> {
+    let mv = sealed(sm)?;
     // The nonce hides the move; the server picks it so it is unguessable.
     Ok(Command::Seal {
         mv,
