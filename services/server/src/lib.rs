@@ -17,6 +17,7 @@ pub mod fuzzing;
 pub mod hub;
 pub mod limits;
 pub mod metrics;
+pub mod rpc_metrics;
 pub mod service;
 pub mod transport;
 
@@ -205,6 +206,10 @@ async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> a
         .accept_http1(true)
         // Outermost, so a browser's preflight is answered before gRPC-Web translation.
         .layer(cors(&cfg.cors_allowed_origins)?)
+        .layer(rpc_metrics::RpcMetricsLayer::new(
+            metrics.rpc_seconds.clone(),
+            &[weiqi_proto::FILE_DESCRIPTOR_SET, tonic_health::pb::FILE_DESCRIPTOR_SET],
+        ))
         .layer(tonic_web::GrpcWebLayer::new())
         .add_service(health_svc)
         .add_service(reflection)

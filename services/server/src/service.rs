@@ -40,10 +40,6 @@ impl<S: EventStore> GameSvc<S> {
         self
     }
 
-    fn timer(&self, method: &str) -> prometheus::HistogramTimer {
-        self.hub.metrics.rpc_seconds.with_label_values(&[method]).start_timer()
-    }
-
     /// Runs a player's command from a request's `Mutation` (points were checked against
     /// the largest board; the referee checks them against the game's).
     async fn mutate<T>(
@@ -97,7 +93,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
-        let _t = self.timer("CreateGame");
         let client = request.remote_addr().map(|a| a.ip());
         let r = request.into_inner();
         convert::request_id(&r.request_id)?;
@@ -116,7 +111,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
     }
 
     async fn join_game(&self, request: Request<pb::JoinGameRequest>) -> Result<Response<pb::JoinGameResponse>, Status> {
-        let _t = self.timer("JoinGame");
         let r = request.into_inner();
         convert::request_id(&r.request_id)?;
         let guess = convert::parity_from(r.nigiri_guess)?;
@@ -131,14 +125,12 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::CancelGameRequest>,
     ) -> Result<Response<pb::CancelGameResponse>, Status> {
-        let _t = self.timer("CancelGame");
         let r = request.get_ref();
         let result = self.mutate(&request, r.mutation.as_ref(), Command::Cancel).await?;
         Ok(Response::new(pb::CancelGameResponse { result: Some(result) }))
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GetGameResponse>, Status> {
-        let _t = self.timer("GetGame");
         let id = &request.get_ref().game_id;
         let e = self.hub.lock(id).await?;
         Ok(Response::new(pb::GetGameResponse {
@@ -150,7 +142,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::ListGamesRequest>,
     ) -> Result<Response<pb::ListGamesResponse>, Status> {
-        let _t = self.timer("ListGames");
         let limit = match request.get_ref().limit {
             0 => 100,
             n => n.min(1000) as usize,
@@ -174,7 +165,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
     }
 
     async fn play(&self, request: Request<pb::PlayRequest>) -> Result<Response<pb::PlayResponse>, Status> {
-        let _t = self.timer("Play");
         let r = request.get_ref();
         let cmd = Command::Play {
             point: convert::point_from(r.point.as_ref())?,
@@ -185,7 +175,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
     }
 
     async fn pass(&self, request: Request<pb::PassRequest>) -> Result<Response<pb::PassResponse>, Status> {
-        let _t = self.timer("Pass");
         let r = request.get_ref();
         let cmd = Command::Pass { lag_ms: r.lag_ms };
         let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
@@ -193,7 +182,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
     }
 
     async fn resign(&self, request: Request<pb::ResignRequest>) -> Result<Response<pb::ResignResponse>, Status> {
-        let _t = self.timer("Resign");
         let r = request.get_ref();
         let result = self.mutate(&request, r.mutation.as_ref(), Command::Resign).await?;
         Ok(Response::new(pb::ResignResponse { result: Some(result) }))
@@ -203,7 +191,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::DeclareEndRequest>,
     ) -> Result<Response<pb::DeclareEndResponse>, Status> {
-        let _t = self.timer("DeclareEnd");
         let r = request.get_ref();
         let result = self.mutate(&request, r.mutation.as_ref(), Command::DeclareEnd).await?;
         Ok(Response::new(pb::DeclareEndResponse { result: Some(result) }))
@@ -213,7 +200,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::AcceptScoreRequest>,
     ) -> Result<Response<pb::AcceptScoreResponse>, Status> {
-        let _t = self.timer("AcceptScore");
         let r = request.get_ref();
         let result = self.mutate(&request, r.mutation.as_ref(), Command::AcceptScore).await?;
         Ok(Response::new(pb::AcceptScoreResponse { result: Some(result) }))
@@ -223,7 +209,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::DisputeScoreRequest>,
     ) -> Result<Response<pb::DisputeScoreResponse>, Status> {
-        let _t = self.timer("DisputeScore");
         let r = request.get_ref();
         let result = self
             .mutate(&request, r.mutation.as_ref(), Command::DisputeScore)
@@ -235,7 +220,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::RequestUndoRequest>,
     ) -> Result<Response<pb::RequestUndoResponse>, Status> {
-        let _t = self.timer("RequestUndo");
         let r = request.get_ref();
         let result = self.mutate(&request, r.mutation.as_ref(), Command::RequestUndo).await?;
         Ok(Response::new(pb::RequestUndoResponse { result: Some(result) }))
@@ -245,14 +229,12 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::OfferDrawRequest>,
     ) -> Result<Response<pb::OfferDrawResponse>, Status> {
-        let _t = self.timer("OfferDraw");
         let r = request.get_ref();
         let result = self.mutate(&request, r.mutation.as_ref(), Command::OfferDraw).await?;
         Ok(Response::new(pb::OfferDrawResponse { result: Some(result) }))
     }
 
     async fn resume(&self, request: Request<pb::ResumeRequest>) -> Result<Response<pb::ResumeResponse>, Status> {
-        let _t = self.timer("Resume");
         let r = request.get_ref();
         let result = self.mutate(&request, r.mutation.as_ref(), Command::Resume).await?;
         Ok(Response::new(pb::ResumeResponse { result: Some(result) }))
@@ -262,7 +244,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::RevealNigiriRequest>,
     ) -> Result<Response<pb::RevealNigiriResponse>, Status> {
-        let _t = self.timer("RevealNigiri");
         let r = request.get_ref();
         if r.nonce.len() > 256 {
             return Err(convert::invalid("the nigiri nonce is at most 256 characters"));
@@ -279,7 +260,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::ProposeDeadStonesRequest>,
     ) -> Result<Response<pb::ProposeDeadStonesResponse>, Status> {
-        let _t = self.timer("ProposeDeadStones");
         let r = request.get_ref();
         let cmd = Command::ProposeDead {
             stones: points_from(&r.stones, "stones")?,
@@ -292,7 +272,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::PlaceHandicapRequest>,
     ) -> Result<Response<pb::PlaceHandicapResponse>, Status> {
-        let _t = self.timer("PlaceHandicap");
         let r = request.get_ref();
         let cmd = Command::PlaceHandicap {
             points: points_from(&r.stones, "stones")?,
@@ -302,7 +281,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
     }
 
     async fn check_in(&self, request: Request<pb::CheckInRequest>) -> Result<Response<pb::CheckInResponse>, Status> {
-        let _t = self.timer("CheckIn");
         let r = request.get_ref();
         let result = self.mutate(&request, r.mutation.as_ref(), Command::CheckIn).await?;
         Ok(Response::new(pb::CheckInResponse { result: Some(result) }))
@@ -312,7 +290,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::ClaimTimeoutRequest>,
     ) -> Result<Response<pb::ClaimTimeoutResponse>, Status> {
-        let _t = self.timer("ClaimTimeout");
         let r = request.get_ref();
         let result = self
             .mutate(&request, r.mutation.as_ref(), Command::ClaimTimeout)
@@ -324,7 +301,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::AnswerUndoRequest>,
     ) -> Result<Response<pb::AnswerUndoResponse>, Status> {
-        let _t = self.timer("AnswerUndo");
         let r = request.get_ref();
         let cmd = Command::AnswerUndo { accept: r.accept };
         let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
@@ -335,7 +311,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::AnswerDrawRequest>,
     ) -> Result<Response<pb::AnswerDrawResponse>, Status> {
-        let _t = self.timer("AnswerDraw");
         let r = request.get_ref();
         let cmd = Command::AnswerDraw { accept: r.accept };
         let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
@@ -343,7 +318,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
     }
 
     async fn adjourn(&self, request: Request<pb::AdjournRequest>) -> Result<Response<pb::AdjournResponse>, Status> {
-        let _t = self.timer("Adjourn");
         let r = request.get_ref();
         let cmd = seal_command(r.sealed_move.as_ref())?;
         let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
@@ -351,7 +325,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
     }
 
     async fn seal_move(&self, request: Request<pb::SealMoveRequest>) -> Result<Response<pb::SealMoveResponse>, Status> {
-        let _t = self.timer("SealMove");
         let r = request.get_ref();
         let cmd = seal_command(r.sealed_move.as_ref())?;
         let result = self.mutate(&request, r.mutation.as_ref(), cmd).await?;
@@ -392,7 +365,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
         &self,
         request: Request<pb::ExportSgfRequest>,
     ) -> Result<Response<pb::ExportSgfResponse>, Status> {
-        let _t = self.timer("ExportSgf");
         let e = self.hub.lock(&request.get_ref().game_id).await?;
         let sgf = e.game.to_sgf().ok_or_else(|| {
             convert::error(
@@ -406,7 +378,6 @@ impl<S: EventStore> GameService for GameSvc<S> {
     }
 
     async fn ping(&self, request: Request<pb::PingRequest>) -> Result<Response<pb::PingResponse>, Status> {
-        let _t = self.timer("Ping");
         let r = request.get_ref();
         if r.durable {
             if r.payload.len() > 1024 {
