@@ -575,7 +575,10 @@ async fn health_ping_and_lobby() {
         .into_inner();
     assert_eq!(p.payload, b"deep");
     // Every call is timed by method (a layer around the server), the health check too.
-    assert_eq!(srv.metric("weiqi_rpc_duration_seconds_count{method=\"Ping\"}").await, 2.0);
+    assert_eq!(
+        srv.metric("weiqi_rpc_duration_seconds_count{method=\"Ping\"}").await,
+        2.0
+    );
     assert!(srv.metric("weiqi_rpc_duration_seconds_count{method=\"Check\"}").await >= 1.0);
     let created = c
         .create_game(pb::CreateGameRequest {

@@ -342,6 +342,24 @@ fn store_error(e: StoreError) -> Status {
     }
 }
 
+/// The append of `events` that took a game from `expected_seq` to `game`: what the store
+/// keeps of the game beside them (its move number, its next wake-up), and nothing else
+/// (tokens, request id and lobby row are the caller's to add).
+fn append_of(game_id: &str, expected_seq: u64, events: &[Event], game: &Game, now: Ms) -> Append {
+    Append {
+        game_id: game_id.to_string(),
+        expected_seq,
+        events: events.to_vec(),
+        host_token_hash: None,
+        guest_token_hash: None,
+        request_id: None,
+        summary: None,
+        move_number: game.move_number() as u32,
+        wake_ms: game.next_wakeup(),
+        now_ms: now,
+    }
+}
+
 /// A stored log that does not fold (a bug or a damaged store): INTERNAL, with its reason.
 fn corrupt(e: impl std::fmt::Display) -> Status {
     convert::error(Code::Internal, "corrupt_game", e.to_string(), &[])
@@ -828,16 +846,9 @@ impl<S: EventStore> Hub<S> {
         let host_hash = auth::sha256_hex(token.as_bytes());
         self.store
             .append(Append {
-                game_id: game_id.clone(),
-                expected_seq: 0,
-                events: events.clone(),
                 host_token_hash: Some(host_hash.clone()),
-                guest_token_hash: None,
-                request_id: None,
                 summary: Some(summary(&next)),
-                move_number: next.move_number() as u32,
-                wake_ms: next.next_wakeup(),
-                now_ms: now,
+                ..append_of(&game_id, 0, &events, &next, now)
             })
             .await
             .map_err(store_error)?;
@@ -1074,17 +1085,11 @@ impl<S: EventStore> Hub<S> {
         }
         self.store
             .append(Append {
-                game_id: game_id.to_string(),
-                expected_seq: seq,
-                events: events.clone(),
-                host_token_hash: None,
                 guest_token_hash: guest_hash.clone(),
                 request_id: request.as_ref().map(RequestKey::stored),
                 // The lobby row changes with the phase (and the guest's token).
                 summary: (entry.game.phase() != phase || guest_hash.is_some()).then(|| summary(&entry.game)),
-                move_number: entry.game.move_number() as u32,
-                wake_ms: entry.game.next_wakeup(),
-                now_ms: now,
+                ..append_of(game_id, seq, &events, &entry.game, now)
             })
             .await
             .map_err(|e| {
