@@ -303,10 +303,8 @@ async fn no_lag_allowance_flags_at_the_deadline() {
 /// RESOURCE_EXHAUSTED with a RetryInfo; the stream quota frees up as streams end.
 #[tokio::test]
 async fn quotas_refuse_with_retry_info() {
-    let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-quotas", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let srv = Server::start_with(
-        dir,
+    let srv = Server::fresh_with(
+        "quotas",
         &[
             ("WEIQI__LIMITS__CREATES_PER_MINUTE", "1"),
             ("WEIQI__LIMITS__CREATE_BURST", "2"),
@@ -368,10 +366,8 @@ async fn connect(srv: &Server) -> GameServiceClient<Channel> {
 /// own call only (no GOAWAY for the connection), an oversized message is refused.
 #[tokio::test]
 async fn transport_limits() {
-    let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-transport", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let srv = Server::start_with(
-        dir,
+    let srv = Server::fresh_with(
+        "transport",
         &[
             ("WEIQI__LIMITS__MAX_CONNECTIONS", "2"),
             ("WEIQI__LIMITS__MAX_STREAMS_PER_CONNECTION", "2"),
@@ -453,10 +449,8 @@ async fn forward(
 /// found by HTTP/2 keepalive and closed, and its streams end with it.
 #[tokio::test]
 async fn keepalive_closes_dead_connections() {
-    let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-keepalive", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let srv = Server::start_with(
-        dir,
+    let srv = Server::fresh_with(
+        "keepalive",
         &[
             ("WEIQI__LIMITS__KEEPALIVE_INTERVAL_MS", "300"),
             ("WEIQI__LIMITS__KEEPALIVE_TIMEOUT_MS", "300"),
@@ -516,14 +510,9 @@ async fn request_timeout_cuts_off_slow_calls() {
         let ok = results.iter().filter(|r| r.is_ok()).count();
         (ok, cut)
     }
-    let dir = |name: &str| {
-        let d = std::env::temp_dir().join(format!("weiqi-e2e-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
-    };
-    let strict = Server::start_with(dir("timeout-1ms"), &[("WEIQI__LIMITS__REQUEST_TIMEOUT_MS", "1")]);
+    let strict = Server::fresh_with("timeout-1ms", &[("WEIQI__LIMITS__REQUEST_TIMEOUT_MS", "1")]);
     let (_, cut) = burst(&strict).await;
     assert!(cut > 0, "no call was cut off at 1 ms");
-    let relaxed = Server::start_with(dir("timeout-default"), &[]);
+    let relaxed = Server::fresh("timeout-default");
     assert_eq!(burst(&relaxed).await, (200, 0));
 }

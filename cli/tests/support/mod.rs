@@ -69,9 +69,14 @@ impl Server {
     }
 
     pub fn fresh(name: &str) -> Server {
+        Server::fresh_with(name, &[])
+    }
+
+    /// A server on a new data folder, with extra environment (configuration).
+    pub fn fresh_with(name: &str, env: &[(&str, &str)]) -> Server {
         let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        Server::start(dir)
+        Server::start_with(dir, env)
     }
 
     pub async fn client(&self) -> GameServiceClient<Channel> {

@@ -9,6 +9,7 @@
 
 mod commit;
 mod game;
+mod settings;
 mod types;
 
 pub use commit::{is_digest, move_text, nigiri_commitment, seal_commitment, sha256_hex};

@@ -467,16 +467,15 @@ async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
                 // a lost connection): each append is tried on its own, so one bad append
                 // fails alone.
                 Err(e) if appends.len() > 1 => {
-                    let (code, detail) = db_cause(&e);
-                    tracing::warn!(error = %e, sqlstate = code, detail, appends = appends.len(), "a group of appends failed; trying each alone");
+                    // (The error shows the database's SQLSTATE and detail: `DbError`.)
+                    tracing::warn!(error = %e, appends = appends.len(), "a group of appends failed; trying each alone");
                     let mut each = Vec::with_capacity(appends.len());
                     for one in &appends {
                         each.push(match append_group(&pool, std::slice::from_ref(one)).await {
                             Ok(written) if written.contains(&one.0.game_id) => Ok(()),
                             Ok(_) => Err(conflict(one.0)),
                             Err(e) => {
-                                let (code, detail) = db_cause(&e);
-                                tracing::warn!(game_id = %one.0.game_id, error = %e, sqlstate = code, detail, "an append failed on its own too");
+                                tracing::warn!(game_id = %one.0.game_id, error = %e, "an append failed on its own too");
                                 Err(e)
                             }
                         });
@@ -489,15 +488,6 @@ async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
                 let _ = job.reply.send(outcome);
             }
         }
-    }
-}
-
-/// The database's own account of a failure (SQLSTATE and detail), for the logs: a
-/// deadlock, a lost connection and a bad row need different people.
-fn db_cause(e: &StoreError) -> (String, String) {
-    match e {
-        StoreError::Db(d) => (d.code.clone().unwrap_or_default(), d.detail.clone().unwrap_or_default()),
-        _ => (String::new(), String::new()),
     }
 }
 

@@ -73,14 +73,6 @@ impl Stats {
     fn q(&self, q: f64) -> f64 {
         self.hist.value_at_quantile(q) as f64 / 1000.0
     }
-    fn error(&mut self, e: &anyhow::Error) {
-        let kind = match e.downcast_ref::<tonic::Status>() {
-            Some(s) => format!("{:?}", s.code()),
-            None => "transport".to_string(),
-        };
-        let slot = self.error_kinds.entry(kind).or_insert((0, format!("{e:#}")));
-        slot.0 += 1;
-    }
 
     fn json(&self) -> serde_json::Value {
         serde_json::json!({
@@ -89,6 +81,16 @@ impl Stats {
             "p50_ms": self.q(0.5), "p99_ms": self.q(0.99), "p999_ms": self.q(0.999),
         })
     }
+}
+
+/// Counts an error by its kind (the gRPC code, or "transport"), keeping the first
+/// message of each kind.
+fn count_error(kinds: &mut std::collections::BTreeMap<String, (u64, String)>, e: &anyhow::Error) {
+    let kind = match e.downcast_ref::<tonic::Status>() {
+        Some(s) => format!("{:?}", s.code()),
+        None => "transport".to_string(),
+    };
+    kinds.entry(kind).or_insert((0, format!("{e:#}"))).0 += 1;
 }
 
 /// The `authorization` value of a seat token, built once per game (cloning it is cheap).
@@ -251,15 +253,8 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     let seq = Arc::new(AtomicU64::new(0));
     let mut players = Vec::new();
     let mut setup_errors = 0;
-    // (Collects the setup's errors by kind.)
-    let mut kinds = Stats {
-        calls: 0,
-        errors: 0,
-        setup_errors: 0,
-        error_kinds: Default::default(),
-        wall_s: 0.0,
-        hist: Histogram::new_with_bounds(1, 60_000_000, 3)?,
-    };
+    // The setup's errors by kind; the run's are added to them.
+    let mut setup_kinds = std::collections::BTreeMap::new();
     if !ping {
         // Setup (not measured): every task gets its game.
         let mut setup = Vec::new();
@@ -289,7 +284,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                 Ok(p) => players.push(p),
                 Err(e) => {
                     setup_errors += 1;
-                    kinds.error(&e);
+                    count_error(&mut setup_kinds, &e);
                 }
             }
         }
@@ -329,11 +324,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                     }
                     Err(e) => {
                         errors += 1;
-                        let kind = match e.downcast_ref::<tonic::Status>() {
-                            Some(s) => format!("{:?}", s.code()),
-                            None => "transport".to_string(),
-                        };
-                        kinds.entry(kind).or_insert((0, format!("{e:#}"))).0 += 1;
+                        count_error(&mut kinds, &e);
                     }
                 }
             }
@@ -346,7 +337,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         calls: 0,
         errors: 0,
         setup_errors,
-        error_kinds: kinds.error_kinds,
+        error_kinds: setup_kinds,
         wall_s: 0.0,
         hist: Histogram::new_with_bounds(1, 60_000_000, 3)?,
     };

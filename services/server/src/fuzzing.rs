@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use tokio::sync::watch;
+use tonic::Request;
 use tonic::metadata::MetadataValue;
-use tonic::{Request, Status};
 use weiqi_game::Game;
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::game_service_server::GameService;
@@ -99,13 +99,13 @@ async fn call(svc: &GameSvc<MemoryStore>, op: u8, body: &[u8], token: Option<&st
         ($method:ident, $ty:ty) => {{
             let Ok(mut r) = <$ty>::decode(body) else { return false };
             aim(&mut r.mutation, target);
-            ok(svc.$method(request(r, token)).await)
+            svc.$method(request(r, token)).await.is_ok()
         }};
     }
     macro_rules! plain {
         ($method:ident, $ty:ty) => {{
             let Ok(r) = <$ty>::decode(body) else { return false };
-            ok(svc.$method(request(r, token)).await)
+            svc.$method(request(r, token)).await.is_ok()
         }};
     }
     match op % 27 {
@@ -153,11 +153,7 @@ async fn call(svc: &GameSvc<MemoryStore>, op: u8, body: &[u8], token: Option<&st
                 }),
                 lag_ms: 0,
             };
-            ok(svc.play(request(r, token)).await)
+            svc.play(request(r, token)).await.is_ok()
         }
     }
-}
-
-fn ok<T>(r: Result<T, Status>) -> bool {
-    r.is_ok()
 }

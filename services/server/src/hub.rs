@@ -19,6 +19,7 @@ use weiqi_store::{Append, Claim, EventStore, StoreError, Summary};
 use crate::auth;
 use crate::convert;
 use crate::metrics::Metrics;
+use crate::requests::RequestKey;
 
 /// How many recovered games have their downtime credited at once on start.
 const RECOVERY_CONCURRENCY: usize = 512;
@@ -182,6 +183,14 @@ impl Entry {
         Ok(entry)
     }
 
+    /// Back to the game as last acknowledged: the log in memory only grows after the
+    /// store acknowledged, so it is a prefix of the stored one and its fold is that game.
+    fn rewind(&mut self) -> Result<(), weiqi_game::Corrupt> {
+        self.game = Game::from_events(&self.log)?;
+        self.stale = false;
+        Ok(())
+    }
+
     /// The first answer to a request: remembered, or rebuilt from the log (the events of
     /// one command are contiguous and share their time).
     fn answer_for(&self, game_id: &str, first: u64, actor: Actor) -> Option<pb::CommandResult> {
@@ -231,64 +240,6 @@ impl Entry {
         } else {
             None
         }
-    }
-}
-
-/// A request id as the server keeps it: scoped to the seat that sent it (both players may
-/// use the same ids), with a fingerprint of the command so that an id reused for another
-/// command is refused instead of answered with the first command's result. Stored as
-/// `<seat>:<fingerprint>:<request id>`; ids stored by older versions (no prefix) still
-/// answer retries from either seat.
-#[derive(Debug, Clone)]
-pub struct RequestKey {
-    seat: char,
-    request_id: String,
-    fingerprint: String,
-}
-
-impl RequestKey {
-    /// `None` for calls without a request id.
-    fn new(actor: Actor, request_id: &str, cmd: &Command) -> Option<RequestKey> {
-        if request_id.is_empty() {
-            return None;
-        }
-        let seat = match actor {
-            Actor::Host => 'h',
-            Actor::Guest => 'g',
-            Actor::Server => 's',
-        };
-        Some(RequestKey {
-            seat,
-            request_id: request_id.to_string(),
-            fingerprint: cmd.fingerprint(),
-        })
-    }
-
-    fn map_key(&self) -> String {
-        format!("{}:{}", self.seat, self.request_id)
-    }
-
-    fn stored(&self) -> String {
-        format!("{}:{}:{}", self.seat, self.fingerprint, self.request_id)
-    }
-
-    /// A stored id as kept in memory: `(seat:id, (first seq, fingerprint))`.
-    fn parse((stored, seq): (String, u64)) -> (String, (u64, Option<String>)) {
-        let mut parts = stored.splitn(3, ':');
-        if let (Some(seat @ ("h" | "g" | "s")), Some(fp), Some(id)) = (parts.next(), parts.next(), parts.next())
-            && fp.len() == 16
-            && fp.bytes().all(|b| b.is_ascii_hexdigit())
-        {
-            return (format!("{seat}:{id}"), (seq, Some(fp.to_string())));
-        }
-        (stored, (seq, None))
-    }
-
-    /// This seat's earlier use of the id, or one stored by an older version.
-    fn find<'a>(&self, requests: &'a HashMap<String, (u64, Option<String>)>) -> Option<&'a (u64, Option<String>)> {
-        requests
-            .get(&self.map_key())
-            .or_else(|| requests.get(&self.request_id).filter(|(_, fp)| fp.is_none()))
     }
 }
 
@@ -600,12 +551,10 @@ impl<S: EventStore> Hub<S> {
     async fn heal(self: &Arc<Self>, game_id: &str, entry: &mut Entry) -> Result<(), Status> {
         // Once the barrier returns, the interrupted append is committed or refused for good.
         self.store.barrier().await.map_err(store_error)?;
-        // The log in memory only grows after the store acknowledged: it is a prefix of the
-        // stored one, and its fold is the game as last acknowledged. From there, what the
-        // store holds beyond it (the interrupted append, if it went through; other
-        // servers' appends) is applied as it would have been.
-        entry.game = Game::from_events(&entry.log).map_err(corrupt)?;
-        entry.stale = false;
+        // From the game as last acknowledged, what the store holds beyond it (the
+        // interrupted append, if it went through; other servers' appends) is applied as it
+        // would have been.
+        entry.rewind().map_err(corrupt)?;
         // (A client that cancels its call is ordinary: not a warning. A store that fails
         // is reported by the store and to the caller.)
         info!(game_id = %game_id, seq = entry.game.seq(), "reloading from the store after an interrupted command");
@@ -1097,10 +1046,8 @@ impl<S: EventStore> Hub<S> {
                     // The store refused the append for certain (another server moved the
                     // game on): the game is its acknowledged log again, no reload needed,
                     // and the caller catches up. Normal with replicas, so not a warning.
-                    if let Ok(g) = Game::from_events(&entry.log) {
-                        entry.game = g;
-                        entry.stale = false;
-                    }
+                    // (Were the log not to fold, `stale` stays and the next use reloads.)
+                    let _ = entry.rewind();
                 }
                 store_error(e)
             })?;

@@ -17,6 +17,7 @@ pub mod fuzzing;
 pub mod hub;
 pub mod limits;
 pub mod metrics;
+pub mod requests;
 pub mod rpc_metrics;
 pub mod service;
 pub mod transport;

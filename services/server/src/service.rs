@@ -7,7 +7,7 @@ use futures::Stream;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status};
-use weiqi_game::{Actor, Command, Game, Seat};
+use weiqi_game::{Actor, Command, Game};
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::game_service_server::GameService;
 use weiqi_rules::Move;
@@ -419,7 +419,7 @@ impl<S: EventStore> Watcher<'_, S> {
             out,
         } = *self;
         // Replay what the client missed, with the state after each event.
-        let Some(mut last) = replay(game_id, &backlog, since, viewer.seat(), out).await else {
+        let Some(mut last) = replay(game_id, &backlog, since, viewer, out).await else {
             return;
         };
         drop(backlog);
@@ -457,7 +457,7 @@ impl<S: EventStore> Watcher<'_, S> {
                     let Ok(entry) = hub.lock(game_id).await else { return };
                     let log = entry.log.clone();
                     drop(entry);
-                    match replay(game_id, &log, last, viewer.seat(), out).await {
+                    match replay(game_id, &log, last, viewer, out).await {
                         Some(seq) => last = seq,
                         None => return,
                     }
@@ -471,13 +471,7 @@ impl<S: EventStore> Watcher<'_, S> {
 /// Sends a watcher the events of `log` after `since`, each redacted for `viewer` and with
 /// the state folded up to it. Returns the last sequence number sent (`since` when none),
 /// or `None` when the client went away.
-async fn replay(
-    game_id: &str,
-    log: &[weiqi_game::Event],
-    since: u64,
-    viewer: Option<Seat>,
-    out: &WatchSender,
-) -> Option<u64> {
+async fn replay(game_id: &str, log: &[weiqi_game::Event], since: u64, viewer: Actor, out: &WatchSender) -> Option<u64> {
     let mut g = Game::new();
     let mut last = since;
     for e in log {
@@ -493,7 +487,7 @@ async fn replay(
             return None;
         }
         if e.seq > since {
-            let shown = e.redacted_for(viewer.and_then(|s| g.color_of(s)));
+            let shown = redact_for_actor(e, &g, viewer);
             let msg = pb::WatchGameResponse {
                 event: Some(convert::event_to(&shown)),
                 state: Some(convert::state_to(game_id, &g, e.at)),
