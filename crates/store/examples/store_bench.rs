@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use weiqi_game::{Actor, Command, Game, Settings};
 use weiqi_rules::Policy;
-use weiqi_store::{Append, EventStore, SqliteStore, Summary};
+use weiqi_store::{Append, EventLog, SqliteStore, Summary};
 
 #[tokio::main]
 async fn main() {
@@ -18,7 +18,7 @@ async fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     let store = SqliteStore::open(&dir.join("db.sqlite3")).await.unwrap();
     let summary = Summary {
-        phase: "PHASE_PLAYING".into(),
+        phase: weiqi_game::Phase::Playing,
         board_size: 9,
         move_number: 1,
         rules: "chinese".into(),

@@ -10,7 +10,53 @@
 //! The store knows events (as JSON) and opaque response bytes; it knows nothing of
 //! protobuf or of the rules.
 
+/// The games that `$filter` (a condition on `games g`, with at most one bound text, `$arg`)
+/// selects, with their events: two queries in all, however many games (one query per game
+/// made a restart with thousands of open games slow). `$key` is the database's own game
+/// key, the column that joins events to games. The same steps on both
+/// databases, whose sqlx types share no trait that lets one function bind and read these
+/// columns without a page of bounds: hence a macro.
+macro_rules! gather {
+    ($pool:expr, $key:literal: $key_ty:ty, $filter:expr, $arg:expr) => {{
+        let (key, filter) = ($key, $filter);
+        let games_sql =
+            format!("SELECT g.{key}, g.game_id, g.host_token_hash, g.guest_token_hash FROM games g WHERE {filter}");
+        let events_sql = format!(
+            "SELECT e.{key}, e.seq, e.request_id, e.body FROM events e JOIN games g ON g.{key} = e.{key}
+             WHERE {filter} ORDER BY e.{key}, e.seq"
+        );
+        let mut games_q = sqlx::query(&games_sql);
+        let mut events_q = sqlx::query(&events_sql);
+        if let Some(a) = $arg {
+            games_q = games_q.bind(a);
+            events_q = events_q.bind(a);
+        }
+        let mut games = crate::Gathered::<$key_ty>::default();
+        for row in games_q.fetch_all($pool).await? {
+            games.game(
+                row.get::<$key_ty, _>(0),
+                row.get("game_id"),
+                row.get("host_token_hash"),
+                row.get("guest_token_hash"),
+            );
+        }
+        // Streamed: a restart reads every open game's events, more than memory should
+        // hold as rows at once.
+        let mut rows = events_q.fetch($pool);
+        while let Some(row) = rows.try_next().await? {
+            games.event(
+                &row.get::<$key_ty, _>(0),
+                row.get::<i64, _>("seq") as u64,
+                row.get("request_id"),
+                row.get("body"),
+            )?;
+        }
+        Ok(games.into_games())
+    }};
+}
+
 mod memory;
+mod phase;
 mod postgres;
 mod sqlite;
 
@@ -21,8 +67,11 @@ pub use sqlite::SqliteStore;
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
+use std::pin::Pin;
 
-use weiqi_game::Event;
+use weiqi_game::{Event, Phase};
+
+pub use phase::{phase_from_name, phase_name};
 
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
@@ -96,13 +145,36 @@ impl StoreError {
 
 /// Lobby data kept next to the log, updated with every append. (The default, all empty,
 /// is the row of a game created without one.)
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
-    pub phase: String,
+    /// Stored by its domain name ([`phase_name`]).
+    pub phase: Phase,
     pub board_size: u32,
     pub move_number: u32,
     pub rules: String,
     pub finished: bool,
+}
+
+/// The lobby columns a summary is stored as. A game appended without a summary gets a
+/// blank row: no phase, no board (such a game is never listed as open).
+pub(crate) struct SummaryColumns<'a> {
+    pub phase: &'static str,
+    pub board_size: i32,
+    pub move_number: i32,
+    pub rules: &'a str,
+    pub finished: bool,
+}
+
+impl<'a> SummaryColumns<'a> {
+    pub(crate) fn of(s: Option<&'a Summary>) -> SummaryColumns<'a> {
+        SummaryColumns {
+            phase: s.map_or("", |s| phase_name(s.phase)),
+            board_size: s.map_or(0, |s| s.board_size as i32),
+            move_number: s.map_or(0, |s| s.move_number as i32),
+            rules: s.map_or("", |s| s.rules.as_str()),
+            finished: s.is_some_and(|s| s.finished),
+        }
+    }
 }
 
 /// One atomic append: events, token changes, the request id, and (when it changed) the
@@ -127,7 +199,7 @@ pub struct Append {
     pub move_number: u32,
     /// When the game next changes without a command (a clock running out, a byo-yomi
     /// announcement), after these events: a shared store lets another server end the game
-    /// on time when the one holding it is gone ([`EventStore::claim`]).
+    /// on time when the one holding it is gone ([`Cluster::claim`]).
     pub wake_ms: Option<u64>,
     pub now_ms: u64,
 }
@@ -136,7 +208,7 @@ pub struct Append {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LobbyRow {
     pub game_id: String,
-    pub phase: String,
+    pub phase: Phase,
     pub board_size: u32,
     pub move_number: u32,
     pub rules: String,
@@ -162,9 +234,9 @@ pub struct StoredGame {
     pub responses: Vec<(String, u64)>,
 }
 
-/// The event log. Implementations: SQLite (embedded default), PostgreSQL (several
-/// replicas), memory (reference, tests).
-pub trait EventStore: Send + Sync + 'static {
+/// The event log of every game. Implementations: SQLite (embedded default), PostgreSQL
+/// (several replicas), memory (the reference, for tests).
+pub trait EventLog: Send + Sync + 'static {
     /// Appends atomically; `Conflict` if `expected_seq` is not the stored last seq.
     /// Returns once the append is durable.
     fn append(&self, append: Append) -> impl Future<Output = Result<(), StoreError>> + Send;
@@ -172,32 +244,6 @@ pub trait EventStore: Send + Sync + 'static {
     fn load_unfinished(&self) -> impl Future<Output = Result<Vec<StoredGame>, StoreError>> + Send;
     /// One game, finished or not.
     fn load(&self, game_id: &str) -> impl Future<Output = Result<Option<StoredGame>, StoreError>> + Send;
-    /// Returns once every append this process submitted before the call is decided,
-    /// committed or refused, and can no longer change the store. After a call was
-    /// cancelled with its append on the way, what the store then holds is final for that
-    /// append: the hub waits on this before it reloads such a game.
-    fn barrier(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Records that the service is alive at `now_ms` (to know how long it was down).
-    fn heartbeat(&self, now_ms: u64) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// The last heartbeat, if any.
-    fn last_heartbeat(&self) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send;
-    /// Writes one small row through the same path as an append, durable when it returns:
-    /// a deep health check of storage, and the per-write cost of storage for load tests.
-    /// Only the last [`PROBE_SLOTS`] probes are kept.
-    fn probe(&self, now_ms: u64, payload: &[u8]) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Whether other servers append to this store too, so that a game held in memory may
-    /// be behind it (see [`EventStore::load_since`]). A store only this process writes
-    /// (the default) never is.
-    fn is_shared(&self) -> bool {
-        false
-    }
-    /// For a shared store, the lobby of every server (at most `limit` games in each list,
-    /// newest first). `None` for a store only this process writes: its memory is the
-    /// lobby.
-    fn lobby(&self, limit: usize) -> impl Future<Output = Result<Option<Lobby>, StoreError>> + Send {
-        let _ = limit;
-        async { Ok(None) }
-    }
     /// A game with only its events after `after_seq` (and their request ids), and its
     /// token hashes (`None`: no such game): how a server catches up with what another
     /// appended, reading only what it lacks.
@@ -214,36 +260,53 @@ pub trait EventStore: Send + Sync + 'static {
             }))
         }
     }
-    /// The games not finished that `what` selects, at most `limit`, claimed for the
-    /// caller until `until_ms`: no other caller gets them before then. How the servers
-    /// sharing a store act on the games of a server that is gone (or never held them). A
-    /// store only this process writes has none: its server holds every game not finished.
-    fn claim(
-        &self,
-        what: Claim,
-        now_ms: u64,
-        until_ms: u64,
-        limit: usize,
-    ) -> impl Future<Output = Result<Vec<String>, StoreError>> + Send {
-        let _ = (what, now_ms, until_ms, limit);
-        async { Ok(Vec::new()) }
-    }
-    /// The last stored sequence numbers of several games at once (games not stored are
-    /// left out): how a server with a shared store polls the games watched there.
-    fn last_seqs(&self, game_ids: &[String]) -> impl Future<Output = Result<Vec<(String, u64)>, StoreError>> + Send {
-        async move {
-            let mut out = Vec::new();
-            for id in game_ids {
-                if let Some(last) = self.load(id).await?.and_then(|g| g.events.last().map(|e| e.seq)) {
-                    out.push((id.clone(), last));
-                }
-            }
-            Ok(out)
-        }
-    }
+    /// Returns once every append this process submitted before the call is decided,
+    /// committed or refused, and can no longer change the store. After a call was
+    /// cancelled with its append on the way, what the store then holds is final for that
+    /// append: the hub waits on this before it reloads such a game. (A method of its own:
+    /// only a single writer gets it for free from the order of its queue.)
+    fn barrier(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
-/// Which games [`EventStore::claim`] claims.
+/// The service's liveness, kept beside the log: how long it was down, and a deep check
+/// that storage writes.
+pub trait Liveness: Send + Sync + 'static {
+    /// Records that the service is alive at `now_ms` (to know how long it was down).
+    fn heartbeat(&self, now_ms: u64) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The last heartbeat, if any.
+    fn last_heartbeat(&self) -> impl Future<Output = Result<Option<u64>, StoreError>> + Send;
+    /// Writes one small row through the same path as an append, durable when it returns:
+    /// a deep health check of storage, and the per-write cost of storage for load tests.
+    /// Only the last [`PROBE_SLOTS`] probes are kept.
+    fn probe(&self, now_ms: u64, payload: &[u8]) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// What a server needs of its store: the log and liveness. Implemented by every type
+/// that has both.
+pub trait EventStore: EventLog + Liveness {}
+
+impl<T: EventLog + Liveness> EventStore for T {}
+
+/// A boxed store call: [`Cluster`] is used as a trait object, chosen at start-up, and
+/// its calls are periodic, not on the path of a move.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// What servers sharing one store need of it beyond the log: the lobby of every server,
+/// claims on the games of a server that is gone, and polling for what others appended.
+/// Only a store several servers can share has it (PostgreSQL); a server alone holds every
+/// game in progress in memory and needs none of it.
+pub trait Cluster: Send + Sync + 'static {
+    /// The lobby of every server: at most `limit` games in each list, newest first.
+    fn lobby(&self, limit: usize) -> StoreFuture<'_, Lobby>;
+    /// The games not finished that `what` selects, at most `limit`, claimed for the
+    /// caller until `until_ms`: no other caller gets them before then.
+    fn claim(&self, what: Claim, now_ms: u64, until_ms: u64, limit: usize) -> StoreFuture<'_, Vec<String>>;
+    /// The last stored sequence numbers of several games at once (games not stored are
+    /// left out): how a server polls the games watched there.
+    fn last_seqs<'a>(&'a self, game_ids: &'a [String]) -> StoreFuture<'a, Vec<(String, u64)>>;
+}
+
+/// Which games [`Cluster::claim`] claims.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Claim {
     /// Those whose wake-up ([`Append::wake_ms`]) is at or before this time: to be ticked

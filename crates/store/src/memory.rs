@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::{Append, EventStore, StoreError, StoredGame};
+use crate::{Append, EventLog, Liveness, StoreError, StoredGame};
 
 #[derive(Default, Clone)]
 pub struct MemoryStore {
@@ -23,7 +23,7 @@ impl MemoryStore {
     }
 }
 
-impl EventStore for MemoryStore {
+impl EventLog for MemoryStore {
     async fn append(&self, a: Append) -> Result<(), StoreError> {
         crate::check_numbering(&a)?;
         let mut inner = self.inner.lock().expect("lock");
@@ -94,17 +94,19 @@ impl EventStore for MemoryStore {
         // An append is done within its first poll: none is ever on its way.
         Ok(())
     }
+}
 
+impl Liveness for MemoryStore {
     async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {
         self.inner.lock().expect("lock").heartbeat = Some(now_ms);
         Ok(())
     }
 
-    async fn probe(&self, _now_ms: u64, _payload: &[u8]) -> Result<(), StoreError> {
-        Ok(())
-    }
-
     async fn last_heartbeat(&self) -> Result<Option<u64>, StoreError> {
         Ok(self.inner.lock().expect("lock").heartbeat)
+    }
+
+    async fn probe(&self, _now_ms: u64, _payload: &[u8]) -> Result<(), StoreError> {
+        Ok(())
     }
 }

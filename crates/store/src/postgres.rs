@@ -20,10 +20,15 @@ use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{Connection, PgConnection, Row};
 use tokio::sync::{Mutex, mpsc, oneshot};
 
-use crate::{Append, Claim, EventStore, Lobby, LobbyRow, StoreError, StoredGame};
+use weiqi_game::Phase;
 
-/// The phase name of a game waiting for an opponent, as the summaries store it.
-const WAITING: &str = "PHASE_WAITING_FOR_OPPONENT";
+use crate::{
+    Append, Claim, Cluster, EventLog, Liveness, Lobby, LobbyRow, StoreError, StoreFuture, StoredGame, phase_from_name,
+    phase_name,
+};
+
+/// The stored phase name of a game waiting for an opponent ([`phase_name`]).
+const WAITING: &str = "waiting_for_opponent";
 
 const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS games (
@@ -60,6 +65,7 @@ const SCHEMA: &[&str] = &[
     // takes a lock that serializes all commits, a third of the throughput.)
     "DROP TRIGGER IF EXISTS weiqi_game_changed ON games",
     "DROP FUNCTION IF EXISTS weiqi_game_changed()",
+    crate::phase::MIGRATE_PHASE_NAMES,
 ];
 
 /// Replicas starting together create the schema one at a time (concurrent `CREATE ...
@@ -183,36 +189,11 @@ impl PgStore {
     /// The games that `filter` (a condition on `games g`, with at most one bound text)
     /// selects, with their events: two queries in all, however many games.
     async fn load_where(&self, filter: &str, arg: Option<&str>) -> Result<Vec<StoredGame>, StoreError> {
-        let games_sql = format!("SELECT game_id, host_token_hash, guest_token_hash FROM games g WHERE {filter}");
-        let events_sql = format!(
-            "SELECT e.game_id, e.seq, e.request_id, e.body FROM events e JOIN games g ON g.game_id = e.game_id
-             WHERE {filter} ORDER BY e.game_id, e.seq"
-        );
-        let mut games_q = sqlx::query(&games_sql);
-        let mut events_q = sqlx::query(&events_sql);
-        if let Some(a) = arg {
-            games_q = games_q.bind(a);
-            events_q = events_q.bind(a);
-        }
-        let mut games = crate::Gathered::default();
-        for row in games_q.fetch_all(&self.pool).await? {
-            let id: String = row.get("game_id");
-            games.game(id.clone(), id, row.get("host_token_hash"), row.get("guest_token_hash"));
-        }
-        let mut rows = events_q.fetch(&self.pool);
-        while let Some(row) = rows.try_next().await? {
-            games.event(
-                &row.get::<String, _>("game_id"),
-                row.get::<i64, _>("seq") as u64,
-                row.get("request_id"),
-                row.get("body"),
-            )?;
-        }
-        Ok(games.into_games())
+        gather!(&self.pool, "game_id": String, filter, arg)
     }
 }
 
-impl EventStore for PgStore {
+impl EventLog for PgStore {
     async fn append(&self, a: Append) -> Result<(), StoreError> {
         let bodies = crate::bodies(&a)?;
         if a.expected_seq == 0 {
@@ -232,10 +213,6 @@ impl EventStore for PgStore {
         outcome.await.map_err(|_| StoreError::Closed)?
     }
 
-    fn is_shared(&self) -> bool {
-        true
-    }
-
     /// Waits for the appends handed to the writers before the call (a new game's create
     /// is one statement on the caller's task: a cancelled create is settled by the
     /// database, and a later append to that game conflicts if it went through).
@@ -251,30 +228,6 @@ impl EventStore for PgStore {
             }
             done.await;
         }
-    }
-
-    async fn lobby(&self, limit: usize) -> Result<Option<Lobby>, StoreError> {
-        let rows = |open: bool| {
-            sqlx::query_as::<_, (String, String, i32, i32, String)>(
-                "SELECT game_id, phase, board_size, move_number, rules FROM games
-                 WHERE NOT finished AND (phase = $1) = $2 ORDER BY created_ms DESC, game_id DESC LIMIT $3",
-            )
-            .bind(WAITING)
-            .bind(open)
-            .bind(limit as i64)
-            .fetch_all(&self.pool)
-        };
-        let row = |(game_id, phase, board_size, move_number, rules): (String, String, i32, i32, String)| LobbyRow {
-            game_id,
-            phase,
-            board_size: board_size as u32,
-            move_number: move_number as u32,
-            rules,
-        };
-        Ok(Some(Lobby {
-            open: rows(true).await?.into_iter().map(row).collect(),
-            playing: rows(false).await?.into_iter().map(row).collect(),
-        }))
     }
 
     async fn load_since(&self, game_id: &str, after_seq: u64) -> Result<Option<StoredGame>, StoreError> {
@@ -299,82 +252,12 @@ impl EventStore for PgStore {
         Ok(game.into_games().pop())
     }
 
-    async fn claim(&self, what: Claim, now_ms: u64, until_ms: u64, limit: usize) -> Result<Vec<String>, StoreError> {
-        let (condition, bound) = match what {
-            Claim::Overdue { due_ms } => ("wake_ms <= $1 ORDER BY wake_ms".to_string(), due_ms),
-            Claim::OpenSince { created_ms } => (
-                format!("phase = '{WAITING}' AND created_ms <= $1 ORDER BY created_ms"),
-                created_ms,
-            ),
-        };
-        // SKIP LOCKED: servers claiming at the same moment split the games instead of
-        // waiting for each other.
-        let sql = format!(
-            "UPDATE games SET claimed_until_ms = $3 WHERE game_id IN (
-               SELECT game_id FROM games WHERE NOT finished AND claimed_until_ms <= $2 AND {condition}
-               LIMIT $4 FOR UPDATE SKIP LOCKED)
-             RETURNING game_id"
-        );
-        Ok(sqlx::query_scalar(&sql)
-            .bind(bound as i64)
-            .bind(now_ms as i64)
-            .bind(until_ms as i64)
-            .bind(limit as i64)
-            .fetch_all(&self.pool)
-            .await?)
-    }
-
-    async fn last_seqs(&self, game_ids: &[String]) -> Result<Vec<(String, u64)>, StoreError> {
-        let rows: Vec<(String, i64)> = sqlx::query_as("SELECT game_id, last_seq FROM games WHERE game_id = ANY($1)")
-            .bind(game_ids)
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.into_iter().map(|(id, seq)| (id, seq as u64)).collect())
-    }
-
     async fn load_unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
         self.load_where("NOT g.finished", None).await
     }
 
     async fn load(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
-        Ok(self
-            .load_where("g.game_id = $1", Some(game_id))
-            .await?
-            .into_iter()
-            .next())
-    }
-
-    async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {
-        // Several replicas beat the same row: it only moves forward.
-        sqlx::query(
-            "INSERT INTO meta (key, value) VALUES ('heartbeat_ms', $1) ON CONFLICT (key)
-             DO UPDATE SET value = excluded.value WHERE meta.value::BIGINT < excluded.value::BIGINT",
-        )
-        .bind(now_ms.to_string())
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    async fn last_heartbeat(&self) -> Result<Option<u64>, StoreError> {
-        let row = sqlx::query("SELECT value FROM meta WHERE key = 'heartbeat_ms'")
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.and_then(|r| r.get::<String, _>("value").parse().ok()))
-    }
-
-    async fn probe(&self, now_ms: u64, payload: &[u8]) -> Result<(), StoreError> {
-        let slot = (self.probes.fetch_add(1, Ordering::Relaxed) % crate::PROBE_SLOTS) as i32;
-        sqlx::query(
-            "INSERT INTO probes (slot, at_ms, payload) VALUES ($1, $2, $3)
-             ON CONFLICT (slot) DO UPDATE SET at_ms = excluded.at_ms, payload = excluded.payload",
-        )
-        .bind(slot)
-        .bind(now_ms as i64)
-        .bind(payload)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        Ok(self.load_where("g.game_id = $1", Some(game_id)).await?.pop())
     }
 }
 
@@ -388,7 +271,7 @@ fn request_ids(a: &Append) -> impl Iterator<Item = Option<&str>> {
 async fn create(pool: &PgPool, a: &Append, bodies: &[String]) -> Result<(), StoreError> {
     let seqs: Vec<i64> = a.events.iter().map(|e| e.seq as i64).collect();
     let request_ids: Vec<Option<&str>> = request_ids(a).collect();
-    let s = a.summary.clone().unwrap_or_default();
+    let s = crate::SummaryColumns::of(a.summary.as_ref());
     let inserted = sqlx::query(
         "WITH g AS (
            INSERT INTO games (game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
@@ -404,8 +287,8 @@ async fn create(pool: &PgPool, a: &Append, bodies: &[String]) -> Result<(), Stor
     .bind(&a.guest_token_hash)
     .bind(a.events.len() as i64)
     .bind(s.phase)
-    .bind(s.board_size as i32)
-    .bind(s.move_number as i32)
+    .bind(s.board_size)
+    .bind(s.move_number)
     .bind(s.rules)
     .bind(s.finished)
     .bind(a.now_ms as i64)
@@ -512,7 +395,7 @@ async fn append_group(pool: &PgPool, group: &[(&Append, &[String])]) -> Result<H
         games.updated_ms.push(a.now_ms as i64);
         games.guest_hash.push(a.guest_token_hash.as_deref());
         // The summary columns change only with a summary (most moves carry none).
-        games.phase.push(s.map(|s| s.phase.as_str()));
+        games.phase.push(s.map(|s| phase_name(s.phase)));
         games.move_number.push(a.move_number as i32);
         games.finished.push(s.map(|s| s.finished));
         games.wake_ms.push(a.wake_ms.map(|w| w as i64));
@@ -581,4 +464,109 @@ struct Events<'a> {
     seq: Vec<i64>,
     request_id: Vec<Option<&'a str>>,
     body: Vec<&'a str>,
+}
+
+impl Liveness for PgStore {
+    async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {
+        // Several replicas beat the same row: it only moves forward.
+        sqlx::query(
+            "INSERT INTO meta (key, value) VALUES ('heartbeat_ms', $1) ON CONFLICT (key)
+             DO UPDATE SET value = excluded.value WHERE meta.value::BIGINT < excluded.value::BIGINT",
+        )
+        .bind(now_ms.to_string())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    async fn last_heartbeat(&self) -> Result<Option<u64>, StoreError> {
+        let row = sqlx::query("SELECT value FROM meta WHERE key = 'heartbeat_ms'")
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.and_then(|r| r.get::<String, _>("value").parse().ok()))
+    }
+
+    async fn probe(&self, now_ms: u64, payload: &[u8]) -> Result<(), StoreError> {
+        let slot = (self.probes.fetch_add(1, Ordering::Relaxed) % crate::PROBE_SLOTS) as i32;
+        sqlx::query(
+            "INSERT INTO probes (slot, at_ms, payload) VALUES ($1, $2, $3)
+             ON CONFLICT (slot) DO UPDATE SET at_ms = excluded.at_ms, payload = excluded.payload",
+        )
+        .bind(slot)
+        .bind(now_ms as i64)
+        .bind(payload)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+}
+
+impl Cluster for PgStore {
+    fn lobby(&self, limit: usize) -> StoreFuture<'_, Lobby> {
+        Box::pin(async move {
+            let rows = |open: bool| {
+                sqlx::query_as::<_, (String, String, i32, i32, String)>(
+                    "SELECT game_id, phase, board_size, move_number, rules FROM games
+                     WHERE NOT finished AND (phase = $1) = $2 ORDER BY created_ms DESC, game_id DESC LIMIT $3",
+                )
+                .bind(WAITING)
+                .bind(open)
+                .bind(limit as i64)
+                .fetch_all(&self.pool)
+            };
+            let row = |(game_id, phase, board_size, move_number, rules): (String, String, i32, i32, String)| {
+                // (A name no phase has is a row written by hand: listed as in play.)
+                let phase = phase_from_name(&phase).unwrap_or(Phase::Playing);
+                LobbyRow {
+                    game_id,
+                    phase,
+                    board_size: board_size as u32,
+                    move_number: move_number as u32,
+                    rules,
+                }
+            };
+            Ok(Lobby {
+                open: rows(true).await?.into_iter().map(row).collect(),
+                playing: rows(false).await?.into_iter().map(row).collect(),
+            })
+        })
+    }
+
+    fn claim(&self, what: Claim, now_ms: u64, until_ms: u64, limit: usize) -> StoreFuture<'_, Vec<String>> {
+        let (condition, bound) = match what {
+            Claim::Overdue { due_ms } => ("wake_ms <= $1 ORDER BY wake_ms".to_string(), due_ms),
+            Claim::OpenSince { created_ms } => (
+                format!("phase = '{WAITING}' AND created_ms <= $1 ORDER BY created_ms"),
+                created_ms,
+            ),
+        };
+        // SKIP LOCKED: servers claiming at the same moment split the games instead of
+        // waiting for each other.
+        let sql = format!(
+            "UPDATE games SET claimed_until_ms = $3 WHERE game_id IN (
+               SELECT game_id FROM games WHERE NOT finished AND claimed_until_ms <= $2 AND {condition}
+               LIMIT $4 FOR UPDATE SKIP LOCKED)
+             RETURNING game_id"
+        );
+        Box::pin(async move {
+            Ok(sqlx::query_scalar(&sql)
+                .bind(bound as i64)
+                .bind(now_ms as i64)
+                .bind(until_ms as i64)
+                .bind(limit as i64)
+                .fetch_all(&self.pool)
+                .await?)
+        })
+    }
+
+    fn last_seqs<'a>(&'a self, game_ids: &'a [String]) -> StoreFuture<'a, Vec<(String, u64)>> {
+        Box::pin(async move {
+            let rows: Vec<(String, i64)> =
+                sqlx::query_as("SELECT game_id, last_seq FROM games WHERE game_id = ANY($1)")
+                    .bind(game_ids)
+                    .fetch_all(&self.pool)
+                    .await?;
+            Ok(rows.into_iter().map(|(id, seq)| (id, seq as u64)).collect())
+        })
+    }
 }

@@ -9,7 +9,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Connection, Row, SqliteConnection, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::{Append, EventStore, StoreError, StoredGame, Summary};
+use crate::{Append, EventLog, Liveness, StoreError, StoredGame, Summary};
 
 const SCHEMA: &[&str] = &[
     // `game_no` is the internal key, given in creation order: the games being played are
@@ -127,6 +127,7 @@ impl SqliteStore {
                 sqlx::query(stmt).execute(&mut *tx).await?;
             }
         }
+        sqlx::query(crate::phase::MIGRATE_PHASE_NAMES).execute(&mut *tx).await?;
         tx.commit().await?;
         let reads = SqlitePoolOptions::new()
             .max_connections(4)
@@ -159,39 +160,7 @@ impl SqliteStore {
     /// selects, with their events: two queries in all, however many games (one query per
     /// game made a restart with thousands of open games slow).
     async fn load_where(&self, filter: &str, arg: Option<&str>) -> Result<Vec<StoredGame>, StoreError> {
-        let games_sql =
-            format!("SELECT game_no, game_id, host_token_hash, guest_token_hash FROM games g WHERE {filter}");
-        let events_sql = format!(
-            "SELECT e.game_no, e.seq, e.request_id, e.body FROM events e JOIN games g ON g.game_no = e.game_no
-             WHERE {filter} ORDER BY e.game_no, e.seq"
-        );
-        let mut games_q = sqlx::query(&games_sql);
-        let mut events_q = sqlx::query(&events_sql);
-        if let Some(a) = arg {
-            games_q = games_q.bind(a);
-            events_q = events_q.bind(a);
-        }
-        let mut games = crate::Gathered::default();
-        for row in games_q.fetch_all(&self.reads).await? {
-            games.game(
-                row.get::<i64, _>("game_no"),
-                row.get("game_id"),
-                row.get("host_token_hash"),
-                row.get("guest_token_hash"),
-            );
-        }
-        // Streamed: a restart reads every open game's events, more than memory should hold
-        // as rows at once.
-        let mut rows = events_q.fetch(&self.reads);
-        while let Some(row) = rows.try_next().await? {
-            games.event(
-                &row.get::<i64, _>("game_no"),
-                row.get::<i64, _>("seq") as u64,
-                row.get("request_id"),
-                row.get("body"),
-            )?;
-        }
-        Ok(games.into_games())
+        gather!(&self.reads, "game_no": i64, filter, arg)
     }
 }
 
@@ -485,12 +454,12 @@ async fn write_accepted(
     // Summary rows, only where they changed (most moves change none) or the game is new.
     // The unique (game_no, seq) index on events is what guarantees one event per sequence
     // number.
-    let blank = Summary::default();
-    let rows: Vec<(&Accepted<'_>, &Summary)> = accepted
+    // (A new game without a summary gets a blank row: no phase, no board.)
+    let rows: Vec<(&Accepted<'_>, Option<&Summary>)> = accepted
         .iter()
         .filter_map(|a| match &a.append.summary {
-            Some(s) => Some((a, s)),
-            None if a.new => Some((a, &blank)),
+            Some(s) => Some((a, Some(s))),
+            None if a.new => Some((a, None)),
             None => None,
         })
         .collect();
@@ -506,6 +475,7 @@ async fn write_accepted(
         );
         let mut q = sqlx::query(&sql);
         for (acc, s) in chunk {
+            let s = crate::SummaryColumns::of(*s);
             let a = acc.append;
             q = q
                 .bind(acc.game_no)
@@ -513,10 +483,10 @@ async fn write_accepted(
                 .bind(&a.host_token_hash)
                 .bind(&a.guest_token_hash)
                 .bind((a.expected_seq + a.events.len() as u64) as i64)
-                .bind(&s.phase)
-                .bind(s.board_size as i64)
-                .bind(s.move_number as i64)
-                .bind(&s.rules)
+                .bind(s.phase)
+                .bind(s.board_size)
+                .bind(s.move_number)
+                .bind(s.rules)
                 .bind(s.finished)
                 .bind(a.now_ms as i64);
         }
@@ -566,22 +536,18 @@ async fn write_accepted(
     Ok(())
 }
 
-impl EventStore for SqliteStore {
+impl EventLog for SqliteStore {
+    async fn load_unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
+        self.load_where("g.finished = 0", None).await
+    }
+
     async fn append(&self, append: Append) -> Result<(), StoreError> {
         let bodies = crate::bodies(&append)?;
         self.write(Write::Append(Box::new(append), bodies)).await
     }
 
-    async fn load_unfinished(&self) -> Result<Vec<StoredGame>, StoreError> {
-        self.load_where("g.finished = 0", None).await
-    }
-
     async fn load(&self, game_id: &str) -> Result<Option<StoredGame>, StoreError> {
-        Ok(self
-            .load_where("g.game_id = ?", Some(game_id))
-            .await?
-            .into_iter()
-            .next())
+        Ok(self.load_where("g.game_id = ?", Some(game_id)).await?.pop())
     }
 
     async fn barrier(&self) -> Result<(), StoreError> {
@@ -589,14 +555,12 @@ impl EventStore for SqliteStore {
         // before it is committed or refused.
         self.write(Write::Barrier).await
     }
+}
 
+impl Liveness for SqliteStore {
     async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {
         // Through the writer too: one connection writes, so there is no lock contention.
         self.write(Write::Heartbeat(now_ms)).await
-    }
-
-    async fn probe(&self, now_ms: u64, payload: &[u8]) -> Result<(), StoreError> {
-        self.write(Write::Probe(now_ms, payload.to_vec())).await
     }
 
     async fn last_heartbeat(&self) -> Result<Option<u64>, StoreError> {
@@ -604,5 +568,9 @@ impl EventStore for SqliteStore {
             .fetch_optional(&self.reads)
             .await?;
         Ok(row.and_then(|r| r.get::<String, _>("value").parse().ok()))
+    }
+
+    async fn probe(&self, now_ms: u64, payload: &[u8]) -> Result<(), StoreError> {
+        self.write(Write::Probe(now_ms, payload.to_vec())).await
     }
 }

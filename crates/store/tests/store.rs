@@ -3,12 +3,14 @@
 //! names a database whose user may create databases (CI sets it, with
 //! `WEIQI_REQUIRE_POSTGRES=1` so that a missing server fails instead of skipping).
 
-use weiqi_game::{Actor, Command, Event, Game, Settings};
-use weiqi_store::{Append, Claim, EventStore, MemoryStore, PgStore, SqliteStore, StoreError, Summary};
+use weiqi_game::{Actor, Command, Event, Game, Phase, Settings};
+use weiqi_store::{
+    Append, Claim, Cluster, EventLog, EventStore, Liveness, MemoryStore, PgStore, SqliteStore, StoreError, Summary,
+};
 
 fn summary() -> Summary {
     Summary {
-        phase: "PHASE_PLAYING".into(),
+        phase: Phase::Playing,
         board_size: 9,
         move_number: 0,
         rules: "chinese".into(),
@@ -305,7 +307,7 @@ async fn migrates_databases_keyed_by_game_id() {
             "CREATE UNIQUE INDEX events_by_game ON events (game_id, seq)",
             "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
             "CREATE INDEX games_unfinished ON games (finished, updated_ms)",
-            "INSERT INTO games VALUES ('old', 'hh', NULL, 1, 'PHASE_WAITING', 9, 0, 'chinese', 0, 5)",
+            "INSERT INTO games VALUES ('old', 'hh', NULL, 1, 'PHASE_WAITING_FOR_OPPONENT', 9, 0, 'chinese', 0, 5)",
         ] {
             sqlx::query(stmt).execute(&mut c).await.unwrap();
         }
@@ -322,6 +324,17 @@ async fn migrates_databases_keyed_by_game_id() {
     assert_eq!(g.host_token_hash.as_deref(), Some("hh"));
     assert_eq!(g.responses, vec![("create-1".to_string(), 1)]);
     assert_eq!(store.load_unfinished().await.unwrap().len(), 1);
+    // Phases were stored by their protobuf names then: now by the domain's.
+    let url = format!("sqlite://{}", path.display());
+    let mut c = <sqlx::SqliteConnection as sqlx::Connection>::connect(&url)
+        .await
+        .unwrap();
+    let phase: String = sqlx::query_scalar("SELECT phase FROM games WHERE game_id = 'old'")
+        .fetch_one(&mut c)
+        .await
+        .unwrap();
+    assert_eq!(phase, "waiting_for_opponent");
+    drop(c);
     // The game goes on; a new game gets its own key.
     let join = joined(&g.events, 2);
     let total = 1 + join.len();
@@ -565,13 +578,13 @@ async fn postgres_stale_open_games_are_claimed_once() {
     let Some(url) = pg("open_claims").await else { return };
     let store = PgStore::open(&url).await.unwrap();
     for (id, created_ms, phase) in [
-        ("old", 1000, "PHASE_WAITING_FOR_OPPONENT"),
-        ("new", 5000, "PHASE_WAITING_FOR_OPPONENT"),
-        ("playing", 1000, "PHASE_PLAYING"),
+        ("old", 1000, Phase::WaitingForOpponent),
+        ("new", 5000, Phase::WaitingForOpponent),
+        ("playing", 1000, Phase::Playing),
     ] {
         let mut a = append(id, 0, created());
         a.now_ms = created_ms;
-        a.summary.as_mut().unwrap().phase = phase.into();
+        a.summary.as_mut().unwrap().phase = phase;
         store.append(a).await.unwrap();
     }
     assert_eq!(
@@ -624,4 +637,43 @@ async fn postgres_a_bad_append_fails_alone() {
     }
     assert_eq!(store.load("g7").await.unwrap().unwrap().events.len(), 1);
     assert_eq!(store.load("g8").await.unwrap().unwrap().events.len(), 1 + join.len());
+}
+
+/// Phases stored by their protobuf names (before the store kept domain names) are
+/// renamed when PostgreSQL is opened, and the shared lobby reads them as phases.
+#[tokio::test]
+async fn postgres_renames_protobuf_phase_names() {
+    use sqlx::Connection;
+    let Some(url) = pg("phase_names").await else { return };
+    let store = PgStore::open(&url).await.unwrap();
+    let mut open = append("legacy-open", 0, created());
+    open.summary.as_mut().unwrap().phase = Phase::WaitingForOpponent;
+    store.append(open).await.unwrap();
+    store.append(append("legacy-playing", 0, created())).await.unwrap();
+    let mut c = sqlx::PgConnection::connect(&url).await.unwrap();
+    for (id, old) in [
+        ("legacy-open", "PHASE_WAITING_FOR_OPPONENT"),
+        ("legacy-playing", "PHASE_PLAYING"),
+    ] {
+        sqlx::query("UPDATE games SET phase = $1 WHERE game_id = $2")
+            .bind(old)
+            .bind(id)
+            .execute(&mut c)
+            .await
+            .unwrap();
+    }
+    drop(store);
+    let store = PgStore::open(&url).await.unwrap();
+    let lobby = store.lobby(10).await.unwrap();
+    let rows = |l: &[weiqi_store::LobbyRow]| l.iter().map(|r| (r.game_id.clone(), r.phase)).collect::<Vec<_>>();
+    assert_eq!(
+        rows(&lobby.open),
+        [("legacy-open".to_string(), Phase::WaitingForOpponent)]
+    );
+    assert_eq!(rows(&lobby.playing), [("legacy-playing".to_string(), Phase::Playing)]);
+    let names: Vec<String> = sqlx::query_scalar("SELECT phase FROM games ORDER BY game_id")
+        .fetch_all(&mut c)
+        .await
+        .unwrap();
+    assert_eq!(names, ["waiting_for_opponent", "playing"]);
 }

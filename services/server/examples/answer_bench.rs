@@ -1,5 +1,5 @@
 //! What a move's answer and stored row cost per move on random 9x9 games, in one process:
-//! deciding in place, building the answer (state and events), encoding it, decoding it
+//! deciding in place, building the answer (the game's view and events, then protobuf), encoding it, decoding it
 //! (the client's side), and the events' JSON for the store.
 //!
 //! `cargo run --release -p weiqi-server --example answer_bench`
@@ -12,6 +12,7 @@ use weiqi_game::{Actor, Command, Game, Seat};
 use weiqi_proto::v1 as pb;
 use weiqi_rules::Policy;
 use weiqi_server::convert;
+use weiqi_server::hub::{GameView, Outcome};
 
 fn main() {
     let games = 300;
@@ -38,10 +39,11 @@ fn main() {
             let events = g.decide_in_place(actor, &cmd, now).expect("a legal move");
             let t1 = Instant::now();
             let answer = pb::PlayResponse {
-                result: Some(pb::CommandResult {
-                    state: Some(convert::state_to("0123456789abcdef", &g, now)),
-                    events: events.iter().map(convert::event_to).collect(),
-                }),
+                result: Some(convert::outcome_to(&Outcome {
+                    game: GameView::of("0123456789abcdef", &g, now),
+                    // (Cloned as the hub does: each event redacted for its caller.)
+                    events: events.clone(),
+                })),
             };
             let t2 = Instant::now();
             let wire = answer.encode_to_vec();

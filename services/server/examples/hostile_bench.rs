@@ -41,7 +41,7 @@ async fn main() {
     let t0 = Instant::now();
     let mut ids = Vec::new();
     for _ in 0..runs {
-        let (id, _, _) = hub.create(settings.clone(), None, "").await.unwrap();
+        let id = hub.create(settings.clone(), None, "").await.unwrap().game_id;
         hub.join(&id, None, "").await.unwrap();
         ids.push(id);
     }
@@ -65,7 +65,7 @@ async fn main() {
             request_id: format!("r{i}"),
             expected_move_number: None,
         };
-        hub.command(&id, actor, Command::Play { point, lag_ms: 0 }, m)
+        hub.run(&id, actor, Command::Play { point, lag_ms: 0 }, m)
             .await
             .unwrap();
     }
@@ -79,7 +79,7 @@ async fn main() {
             expected_move_number: None,
         };
         let point = Point::new(0, 0);
-        hub.command(&id, black, Command::Play { point, lag_ms: 0 }, m)
+        hub.run(&id, black, Command::Play { point, lag_ms: 0 }, m)
             .await
             .unwrap();
     }
@@ -127,7 +127,7 @@ async fn main() {
     // Late ticks: a game whose player is deep in byo-yomi, ticked long after its calls.
     let t0 = Instant::now();
     for id in &ids[1..] {
-        hub.command(id, Actor::Server, Command::Tick, Mutation::default())
+        hub.run(id, Actor::Server, Command::Tick, Mutation::default())
             .await
             .unwrap();
     }

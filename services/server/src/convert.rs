@@ -2,14 +2,18 @@
 
 use std::collections::HashMap;
 
+use prost::Message;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 use weiqi_game::{
-    ClockField, ColorChoice, EndReason, Event, EventKind, Game, GameResult, LagComp, Ms, Parity, Phase, PlayerTime,
-    RefereeMode, Rejection, SettingField, Settings, TimeControl,
+    ClockField, ColorChoice, EndReason, Event, EventKind, GameResult, LagComp, Ms, Parity, Phase, PlayerTime,
+    RefereeMode, Rejection, Seat, SettingField, Settings, TimeControl,
 };
 use weiqi_proto::v1 as pb;
 use weiqi_rules::{Color, Move, Point, Preset};
+use weiqi_store::{Lobby, LobbyRow, StoreError};
+
+use crate::hub::{Broadcast, Denied, GameAt, GameView, HubError, Outcome};
 
 pub const DOMAIN: &str = "weiqi.v1";
 /// Trailing metadata key that carries the current state of a stale call.
@@ -21,16 +25,6 @@ pub fn request_id(id: &str) -> Result<(), Status> {
     if id.len() > 128 || id.chars().any(char::is_control) {
         return Err(invalid(
             "request_id is at most 128 characters, with no control characters",
-        ));
-    }
-    Ok(())
-}
-
-/// A game id as clients may send it: 1 to 64 characters, none of them control characters.
-pub fn game_id(id: &str) -> Result<(), Status> {
-    if id.is_empty() || id.len() > 64 || id.chars().any(char::is_control) {
-        return Err(invalid(
-            "a game id is required (at most 64 characters, no control characters)",
         ));
     }
     Ok(())
@@ -275,14 +269,6 @@ pub fn phase_to(p: Phase) -> pb::Phase {
     }
 }
 
-pub fn phase_name(p: Phase) -> &'static str {
-    pb_phase_name(phase_to(p))
-}
-
-fn pb_phase_name(p: pb::Phase) -> &'static str {
-    p.as_str_name()
-}
-
 pub fn clock_to(t: &PlayerTime) -> pb::ClockState {
     pb::ClockState {
         main_ms: t.main_ms,
@@ -320,45 +306,55 @@ pub fn result_to(r: &GameResult) -> pb::GameResult {
     }
 }
 
-/// The client-facing state of a game at `now` (ms).
-pub fn state_to(game_id: &str, g: &Game, now: Ms) -> pb::GameState {
-    let state = g.state();
-    let clocks = g.clocks(now);
-    let last_move = state.and_then(|s| match s.moves().last() {
-        Some((_, Move::Place(p))) => Some(point_to(*p)),
-        _ => None,
-    });
+/// A game as its client sees it.
+pub fn view_to(v: &GameView) -> pb::GameState {
     pb::GameState {
-        game_id: game_id.to_string(),
-        seq: g.seq(),
-        phase: phase_to(g.phase()) as i32,
-        settings: g.settings().map(settings_to),
-        board: state.map(|s| s.board().rows()).unwrap_or_default(),
-        to_move: color_to(g.to_move()),
-        move_number: g.move_number() as u32,
-        black_seat: match g.seat_of(Color::Black) {
-            Some(weiqi_game::Seat::Host) => pb::Seat::Host,
-            Some(weiqi_game::Seat::Guest) => pb::Seat::Guest,
+        game_id: v.game_id.clone(),
+        seq: v.seq,
+        phase: phase_to(v.phase) as i32,
+        settings: v.settings.as_ref().map(settings_to),
+        board: v.board.clone(),
+        to_move: color_to(v.to_move),
+        move_number: v.move_number,
+        black_seat: match v.black_seat {
+            Some(Seat::Host) => pb::Seat::Host,
+            Some(Seat::Guest) => pb::Seat::Guest,
             None => pb::Seat::Unspecified,
         } as i32,
-        black_captures: state.map_or(0, |s| s.captures(Color::Black)),
-        white_captures: state.map_or(0, |s| s.captures(Color::White)),
-        black_clock: Some(clock_to(&clocks[0])),
-        white_clock: Some(clock_to(&clocks[1])),
-        result: g.result().map(result_to),
-        pending_undo_from: color_to(g.pending_undo()),
-        pending_draw_from: color_to(g.pending_draw()),
-        dead_stones: g.proposal().unwrap_or_default().iter().map(|&p| point_to(p)).collect(),
-        black_accepted: g.accepted()[0],
-        white_accepted: g.accepted()[1],
-        sealed_commitment: g.sealed_commitment().unwrap_or_default().to_string(),
-        last_move,
-        black_warnings: g.warnings(Color::Black),
-        white_warnings: g.warnings(Color::White),
-        server_time_ms: now as i64,
-        ko_point: state.and_then(|s| s.ko_point()).map(point_to),
-        nigiri_commitment: g.nigiri_commitment().unwrap_or_default().to_string(),
-        nigiri_guess: g.nigiri_guess().map_or(pb::Parity::Unspecified, parity_to) as i32,
+        black_captures: v.captures[0],
+        white_captures: v.captures[1],
+        black_clock: Some(clock_to(&v.clocks[0])),
+        white_clock: Some(clock_to(&v.clocks[1])),
+        result: v.result.as_ref().map(result_to),
+        pending_undo_from: color_to(v.pending_undo_from),
+        pending_draw_from: color_to(v.pending_draw_from),
+        dead_stones: v.dead_stones.iter().map(|&p| point_to(p)).collect(),
+        black_accepted: v.accepted[0],
+        white_accepted: v.accepted[1],
+        sealed_commitment: v.sealed_commitment.clone(),
+        last_move: v.last_move.map(point_to),
+        black_warnings: v.warnings[0],
+        white_warnings: v.warnings[1],
+        server_time_ms: v.server_time_ms as i64,
+        ko_point: v.ko_point.map(point_to),
+        nigiri_commitment: v.nigiri_commitment.clone(),
+        nigiri_guess: v.nigiri_guess.map_or(pb::Parity::Unspecified, parity_to) as i32,
+    }
+}
+
+/// What a command did, as its caller gets it.
+pub fn outcome_to(o: &Outcome) -> pb::CommandResult {
+    pb::CommandResult {
+        state: Some(view_to(&o.game)),
+        events: o.events.iter().map(event_to).collect(),
+    }
+}
+
+/// One item of a watch stream.
+pub fn watched_to(b: &Broadcast) -> pb::WatchGameResponse {
+    pb::WatchGameResponse {
+        event: Some(event_to(&b.0)),
+        state: Some(view_to(&b.1)),
     }
 }
 
@@ -379,25 +375,18 @@ pub fn parity_from(p: i32) -> Result<Option<Parity>, Status> {
     }
 }
 
-/// A lobby row from a shared store.
-pub fn lobby_row_to(r: weiqi_store::LobbyRow) -> pb::GameSummary {
-    pb::GameSummary {
+/// The lobby.
+pub fn lobby_to(l: Lobby) -> pb::ListGamesResponse {
+    let row = |r: LobbyRow| pb::GameSummary {
         game_id: r.game_id,
-        phase: pb::Phase::from_str_name(&r.phase).unwrap_or_default() as i32,
+        phase: phase_to(r.phase) as i32,
         board_size: r.board_size,
         move_number: r.move_number,
         rules: r.rules,
-    }
-}
-
-/// A lobby row.
-pub fn summary_to((game_id, l): crate::hub::Listed) -> pb::GameSummary {
-    pb::GameSummary {
-        game_id,
-        phase: l.phase() as i32,
-        board_size: l.board_size,
-        move_number: l.move_number(),
-        rules: l.rules.clone(),
+    };
+    pb::ListGamesResponse {
+        open: l.open.into_iter().map(row).collect(),
+        playing: l.playing.into_iter().map(row).collect(),
     }
 }
 
@@ -444,33 +433,90 @@ fn kind_name(json: &str) -> &str {
 }
 
 /// A refused command as a gRPC status with a machine-readable reason.
-pub fn rejection_to(r: &Rejection, game_id: &str, g: &Game) -> Status {
+fn rejection_to(r: &Rejection, at: &GameAt) -> Status {
     if let Rejection::BadSetting { field, message } = r {
         return bad_request(&setting_field(*field), message.clone());
     }
     let (code, reason) = match r {
         Rejection::BadSetting { .. } => unreachable!("answered above"),
-        Rejection::InvalidArgument(_) => (Code::InvalidArgument, "invalid_argument".to_string()),
-        Rejection::CommitmentMismatch => (Code::InvalidArgument, "commitment_mismatch".to_string()),
-        Rejection::WrongPhase(_) => (Code::FailedPrecondition, "wrong_phase".to_string()),
-        Rejection::NotYourTurn => (Code::FailedPrecondition, "not_your_turn".to_string()),
-        Rejection::Illegal(i) => (Code::FailedPrecondition, i.code().to_string()),
-        Rejection::NothingPending(_) => (Code::FailedPrecondition, "nothing_pending".to_string()),
-        Rejection::NotPermitted(_) => (Code::PermissionDenied, "not_permitted".to_string()),
-        Rejection::UndoNotAllowed(_) => (Code::PermissionDenied, "undo_not_allowed".to_string()),
+        Rejection::InvalidArgument(_) => (Code::InvalidArgument, "invalid_argument"),
+        Rejection::CommitmentMismatch => (Code::InvalidArgument, "commitment_mismatch"),
+        Rejection::WrongPhase(_) => (Code::FailedPrecondition, "wrong_phase"),
+        Rejection::NotYourTurn => (Code::FailedPrecondition, "not_your_turn"),
+        Rejection::Illegal(i) => (Code::FailedPrecondition, i.code()),
+        Rejection::NothingPending(_) => (Code::FailedPrecondition, "nothing_pending"),
+        Rejection::NotPermitted(_) => (Code::PermissionDenied, "not_permitted"),
+        Rejection::UndoNotAllowed(_) => (Code::PermissionDenied, "undo_not_allowed"),
     };
-    with_info(code, r.to_string(), &reason, game_id, g)
+    with_info(code, r.to_string(), reason, at)
 }
 
 /// A status with an `ErrorInfo` (reason, game id, move number, phase).
-pub fn with_info(code: Code, message: String, reason: &str, game_id: &str, g: &Game) -> Status {
+fn with_info(code: Code, message: String, reason: &str, at: &GameAt) -> Status {
     let meta = HashMap::from([
-        ("game_id".to_string(), game_id.to_string()),
-        ("move_number".to_string(), g.move_number().to_string()),
-        ("seq".to_string(), g.seq().to_string()),
-        ("phase".to_string(), phase_name(g.phase()).to_string()),
+        ("game_id".to_string(), at.game_id.clone()),
+        ("move_number".to_string(), at.move_number.to_string()),
+        ("seq".to_string(), at.seq.to_string()),
+        ("phase".to_string(), phase_to(at.phase).as_str_name().to_string()),
     ]);
     Status::with_error_details(code, message, ErrorDetails::with_error_info(reason, DOMAIN, meta))
+}
+
+/// The hub's answer when a call did not go through, as a gRPC status: the code a client
+/// acts on, an `ErrorInfo` with the reason and where the game stood, and for a stale call
+/// the game as it is in a trailer.
+pub fn hub_error(e: HubError) -> Status {
+    let message = e.to_string();
+    match e {
+        HubError::BadGameId => invalid(message),
+        HubError::NotFound { game_id } => error(Code::NotFound, "game_not_found", message, &[("game_id", &game_id)]),
+        HubError::Rejected { rejection, at } => rejection_to(&rejection, &at),
+        HubError::Stale { now, .. } => {
+            let at = GameAt {
+                game_id: now.game_id.clone(),
+                move_number: now.move_number,
+                seq: now.seq,
+                phase: now.phase,
+            };
+            let mut status = with_info(Code::FailedPrecondition, message, "stale", &at);
+            let state = view_to(&now).encode_to_vec();
+            status
+                .metadata_mut()
+                .insert_bin(STATE_TRAILER, tonic::metadata::MetadataValue::from_bytes(&state));
+            status
+        }
+        HubError::Denied { why, at } => {
+            let reason = match why {
+                Denied::MissingToken => "missing_token",
+                Denied::WrongToken => "wrong_token",
+            };
+            with_info(Code::PermissionDenied, message, reason, &at)
+        }
+        HubError::GameFull { at } => with_info(Code::FailedPrecondition, message, "game_full", &at),
+        HubError::RequestIdReused { at, .. } => with_info(Code::InvalidArgument, message, "request_id_reused", &at),
+        HubError::Corrupt(_) => error(Code::Internal, "corrupt_game", message, &[]),
+        HubError::Missing { game_id } => error(Code::Internal, "storage_failure", message, &[("game_id", &game_id)]),
+        HubError::Store(e) => store_error(e),
+    }
+}
+
+fn store_error(e: StoreError) -> Status {
+    match e {
+        StoreError::Conflict { .. } => error(Code::Aborted, "conflict", format!("{e}; retry"), &[]),
+        StoreError::Closed => error(Code::Unavailable, "shutting_down", "the server is shutting down", &[]),
+        other => error(
+            Code::Internal,
+            "storage_failure",
+            format!("storage failure: {other}"),
+            &[],
+        ),
+    }
+}
+
+impl From<HubError> for Status {
+    fn from(e: HubError) -> Status {
+        hub_error(e)
+    }
 }
 
 #[cfg(test)]
@@ -536,11 +582,11 @@ mod tests {
     fn ids_are_checked() {
         for (ok, id) in [(true, "retry-1"), (false, "a\0b"), (false, "tab\t"), (true, "é")] {
             assert_eq!(super::request_id(id).is_ok(), ok, "{id:?}");
-            assert_eq!(super::game_id(id).is_ok(), ok, "{id:?}");
+            assert_eq!(crate::hub::valid_game_id(id), ok, "{id:?}");
         }
         assert!(super::request_id("").is_ok());
-        assert!(super::game_id("").is_err());
+        assert!(!crate::hub::valid_game_id(""));
         assert!(super::request_id(&"x".repeat(129)).is_err());
-        assert!(super::game_id(&"x".repeat(65)).is_err());
+        assert!(!crate::hub::valid_game_id(&"x".repeat(65)));
     }
 }

@@ -2,15 +2,19 @@
 //!
 //! The gRPC game service. It transports, persists and times the pure referee
 //! (`weiqi-game`); it never re-implements rules. Layout:
-//! - `convert` — the only place protobuf meets domain types;
-//! - `hub` — games in memory, one lock each, persisted before acknowledged, one timer each;
-//! - `service` — the tonic `GameService` (auth, validation);
-//! - `auth`, `metrics`, `config`.
+//! - `hub` — games in memory, one lock each, persisted before acknowledged, one timer
+//!   each; domain types only;
+//! - `service` — the tonic `GameService`: requests in, the hub's answers out;
+//! - `calls` — each player's request as the domain command it carries;
+//! - `convert` — domain types to and from protobuf, the hub's errors as gRPC statuses;
+//! - `limits`, `transport`, `rpc_metrics` — what protects and measures the edge;
+//! - `auth`, `metrics`, `config`, `requests` (idempotency keys), `fuzzing`.
 //!
 //! Operations: grpc.health.v1, reflection, gRPC-Web, Prometheus `/metrics`, JSON logs,
 //! layered config, graceful shutdown (health NOT_SERVING first, then streams drained).
 
 pub mod auth;
+pub mod calls;
 pub mod config;
 pub mod convert;
 pub mod fuzzing;
@@ -30,7 +34,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tracing::{info, warn};
 use weiqi_proto::v1::game_service_server::GameServiceServer;
-use weiqi_store::{EventStore, PgStore, SqliteStore};
+use weiqi_store::{Cluster, EventStore, PgStore, SqliteStore};
 
 pub use config::ServerConfig;
 
@@ -107,18 +111,25 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
         std::fs::create_dir_all(&cfg.data_dir).with_context(|| format!("creating {}", cfg.data_dir.display()))?;
         let store = SqliteStore::open(&cfg.data_dir.join("weiqi.sqlite3")).await?;
         let secret = load_secret(&cfg.data_dir)?;
-        serve(cfg, store, secret).await
+        serve(cfg, store, secret, None).await
     } else {
         let store = PgStore::open_with(&cfg.database_url, cfg.database_pool)
             .await
             .context("opening the PostgreSQL store (database_url)")?;
         let secret = hex::decode(store.shared_secret(&auth::random_hex(32)).await?).context("stored secret")?;
-        info!("event store: PostgreSQL");
-        serve(cfg, store, secret).await
+        info!("event store: PostgreSQL, shared with other servers");
+        let cluster: Arc<dyn Cluster> = Arc::new(store.clone());
+        serve(cfg, store, secret, Some(cluster)).await
     }
 }
 
-async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> anyhow::Result<Running> {
+/// Serves a store; `cluster` when other servers share it.
+async fn serve<S: EventStore>(
+    cfg: ServerConfig,
+    store: S,
+    secret: Vec<u8>,
+    cluster: Option<Arc<dyn Cluster>>,
+) -> anyhow::Result<Running> {
     let max_lag = weiqi_game::clock_limits::MAX_LAG_MS;
     anyhow::ensure!(
         cfg.lag_allowance_ms <= max_lag,
@@ -127,8 +138,12 @@ async fn serve<S: EventStore>(cfg: ServerConfig, store: S, secret: Vec<u8>) -> a
     );
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
-    let shared = store.is_shared();
-    let hub = Arc::new(Hub::new(store, secret, metrics.clone(), stop_rx.clone()));
+    let shared = cluster.is_some();
+    let mut hub = Hub::new(store, secret, metrics.clone(), stop_rx.clone());
+    if let Some(cluster) = cluster {
+        hub = hub.with_cluster(cluster);
+    }
+    let hub = Arc::new(hub);
     // (Other servers beat every `heartbeat_ms`: a shorter gap, twice over, is not downtime.)
     hub.recover(2 * cfg.heartbeat_ms).await?;
     tokio::spawn(hub.clone().heartbeat_loop(cfg.heartbeat_ms));

@@ -19,7 +19,7 @@ use weiqi_rules::Point;
 use weiqi_server::hub::{Hub, Mutation};
 use weiqi_server::metrics::Metrics;
 use weiqi_server::service::GameSvc;
-use weiqi_store::{EventStore, MemoryStore};
+use weiqi_store::{EventLog, MemoryStore};
 
 fn command(op: u8, a: u8, b: u8) -> Command {
     match op % 40 {
@@ -58,7 +58,7 @@ async fn sequence(ops: Vec<(u8, u8, u8, u8, u16)>) {
         period_ms: 10_000,
     };
     settings.time = control;
-    let (id, _, _) = hub.create(settings, None, "").await.unwrap();
+    let id = hub.create(settings, None, "").await.unwrap().game_id;
     hub.join(&id, None, "").await.unwrap();
     let mut spectator = svc
         .watch_game(Request::new(pb::WatchGameRequest {
@@ -80,9 +80,10 @@ async fn sequence(ops: Vec<(u8, u8, u8, u8, u16)>) {
             _ => [Actor::Host, Actor::Guest][who as usize % 2],
         };
         let cmd = command(op, a, b);
-        let Ok(done) = hub.command(&id, actor, cmd, Mutation::default()).await else {
+        let Ok(done) = hub.run(&id, actor, cmd, Mutation::default()).await else {
             continue;
         };
+        let done = weiqi_server::convert::outcome_to(&done);
         let game = hub.lock(&id).await.unwrap().game.clone();
         let mover = actor.seat().and_then(|s| game.color_of(s));
         for e in &done.events {

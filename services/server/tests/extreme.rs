@@ -10,7 +10,7 @@ use weiqi_game::{Actor, Command, EventKind, Game, Settings, TimeControl};
 use weiqi_rules::Point;
 use weiqi_server::hub::{Hub, Mutation};
 use weiqi_server::metrics::Metrics;
-use weiqi_store::{Append, EventStore, MemoryStore, Summary};
+use weiqi_store::{Append, EventLog, MemoryStore, Summary};
 
 #[tokio::test]
 async fn a_stored_game_with_extreme_settings_recovers_and_plays_at_once() {
@@ -60,7 +60,7 @@ async fn a_stored_game_with_extreme_settings_recovers_and_plays_at_once() {
             guest_token_hash: None,
             request_id: None,
             summary: Some(Summary {
-                phase: "PHASE_PLAYING".into(),
+                phase: weiqi_game::Phase::Playing,
                 board_size: 9,
                 move_number: 0,
                 rules: "chinese".into(),
@@ -82,7 +82,7 @@ async fn a_stored_game_with_extreme_settings_recovers_and_plays_at_once() {
             point: Point::new(x, y),
             lag_ms: 0,
         };
-        hub.command("old", actor, play, Mutation::default()).await.unwrap();
+        hub.run("old", actor, play, Mutation::default()).await.unwrap();
     }
     let e = hub.lock("old").await.unwrap();
     assert_eq!(e.game.move_number(), 3);

@@ -12,7 +12,7 @@ use weiqi_game::{Actor, Command, Settings};
 use weiqi_rules::Point;
 use weiqi_server::hub::{Hub, Mutation};
 use weiqi_server::metrics::Metrics;
-use weiqi_store::{Append, EventStore, MemoryStore, StoreError, StoredGame};
+use weiqi_store::{Append, EventLog, Liveness, MemoryStore, StoreError, StoredGame};
 
 /// A store whose appends go on without their caller, like SQLite's writer thread: slowly
 /// when `slow` is set, and refused when `fail` is set.
@@ -26,7 +26,7 @@ struct Flaky {
     in_flight: Arc<tokio::sync::RwLock<()>>,
 }
 
-impl EventStore for Flaky {
+impl EventLog for Flaky {
     async fn append(&self, append: Append) -> Result<(), StoreError> {
         if self.fail.load(Ordering::SeqCst) {
             return Err(StoreError::Closed);
@@ -53,6 +53,9 @@ impl EventStore for Flaky {
         drop(self.in_flight.write().await);
         Ok(())
     }
+}
+
+impl Liveness for Flaky {
     async fn heartbeat(&self, now_ms: u64) -> Result<(), StoreError> {
         self.inner.heartbeat(now_ms).await
     }
@@ -68,7 +71,7 @@ async fn game() -> (Arc<Hub<Flaky>>, Flaky, String, watch::Sender<bool>) {
     let (stop, rx) = watch::channel(false);
     let store = Flaky::default();
     let hub = Arc::new(Hub::new(store.clone(), vec![7; 32], Metrics::new(), rx));
-    let (id, _, _) = hub.create(Settings::casual(9), None, "").await.unwrap();
+    let id = hub.create(Settings::casual(9), None, "").await.unwrap().game_id;
     hub.join(&id, None, "").await.unwrap();
     (hub, store, id, stop)
 }
@@ -103,11 +106,7 @@ async fn shown_and_stored(h: &Arc<Hub<Flaky>>, store: &Flaky, id: &str) -> ((usi
 async fn cancelled_call_whose_append_lands() {
     let (h, store, id, _stop) = game().await;
     store.slow.store(true, Ordering::SeqCst);
-    let cancelled = tokio::time::timeout(
-        Duration::from_millis(10),
-        h.command(&id, Actor::Host, play(2, 2), at(0)),
-    )
-    .await;
+    let cancelled = tokio::time::timeout(Duration::from_millis(10), h.run(&id, Actor::Host, play(2, 2), at(0))).await;
     assert!(cancelled.is_err(), "the call was cut off mid-append");
     tokio::time::sleep(Duration::from_millis(200)).await;
     let (shown, stored) = shown_and_stored(&h, &store, &id).await;
@@ -115,10 +114,10 @@ async fn cancelled_call_whose_append_lands() {
     assert_eq!(shown.0, 1, "the move reached the store, so it was played");
     store.slow.store(false, Ordering::SeqCst);
     // The client's retry gets the first answer; play continues.
-    let retry = h.command(&id, Actor::Host, play(2, 2), at(0)).await.unwrap();
-    assert_eq!(retry.state.unwrap().move_number, 1);
-    let next = h.command(&id, Actor::Guest, play(6, 6), at(1)).await.unwrap();
-    assert_eq!(next.state.unwrap().move_number, 2);
+    let retry = h.run(&id, Actor::Host, play(2, 2), at(0)).await.unwrap();
+    assert_eq!(retry.game.move_number, 1);
+    let next = h.run(&id, Actor::Guest, play(6, 6), at(1)).await.unwrap();
+    assert_eq!(next.game.move_number, 2);
 }
 
 /// A move the store refused is not played, although it was decided on the game in memory.
@@ -126,12 +125,12 @@ async fn cancelled_call_whose_append_lands() {
 async fn refused_append_changes_nothing() {
     let (h, store, id, _stop) = game().await;
     store.fail.store(true, Ordering::SeqCst);
-    let refused = h.command(&id, Actor::Host, play(2, 2), at(0)).await.unwrap_err();
-    assert_eq!(refused.code(), tonic::Code::Unavailable);
+    let refused = h.run(&id, Actor::Host, play(2, 2), at(0)).await.unwrap_err();
+    assert_eq!(tonic::Status::from(refused).code(), tonic::Code::Unavailable);
     store.fail.store(false, Ordering::SeqCst);
     let (shown, stored) = shown_and_stored(&h, &store, &id).await;
     assert_eq!(shown, stored);
     assert_eq!(shown.0, 0, "the store refused it: not played");
-    let ok = h.command(&id, Actor::Host, play(2, 2), at(0)).await.unwrap();
-    assert_eq!(ok.state.unwrap().move_number, 1);
+    let ok = h.run(&id, Actor::Host, play(2, 2), at(0)).await.unwrap();
+    assert_eq!(ok.game.move_number, 1);
 }

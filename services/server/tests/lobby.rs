@@ -39,7 +39,7 @@ async fn the_lobby_never_waits_for_a_busy_game_and_shows_the_newest_first() {
     // Five games created a second apart; the first three get an opponent.
     let mut created = Vec::new();
     for _ in 0..5 {
-        let (id, _, _) = hub.create(Settings::casual(9), None, "").await.unwrap();
+        let id = hub.create(Settings::casual(9), None, "").await.unwrap().game_id;
         created.push(id);
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
@@ -55,7 +55,7 @@ async fn the_lobby_never_waits_for_a_busy_game_and_shows_the_newest_first() {
         }
     };
     let actor = black(&created[0]).await;
-    hub.command(
+    hub.run(
         &created[0],
         actor,
         Command::Play {
@@ -94,7 +94,7 @@ async fn the_lobby_never_waits_for_a_busy_game_and_shows_the_newest_first() {
 
     // A game that ends leaves the lobby.
     let actor = black(&created[2]).await;
-    hub.command(&created[2], actor, Command::Resign, Mutation::default())
+    hub.run(&created[2], actor, Command::Resign, Mutation::default())
         .await
         .unwrap();
     let lobby = list(&svc, 10).await;

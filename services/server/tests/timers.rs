@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use weiqi_game::{LagComp, Settings, TimeControl};
 use weiqi_proto::v1 as pb;
-use weiqi_server::hub::Hub;
+use weiqi_server::hub::{GameView, Hub};
 use weiqi_server::metrics::Metrics;
 use weiqi_store::MemoryStore;
 
@@ -24,7 +24,7 @@ async fn hub() -> (Arc<Hub<MemoryStore>>, watch::Sender<bool>) {
 async fn get(h: &Hub<MemoryStore>, id: &str) -> pb::GameState {
     let arc = h.entry(id).await.unwrap();
     let e = arc.lock().await;
-    weiqi_server::convert::state_to(id, &e.game, h.time.now_ms())
+    weiqi_server::convert::view_to(&GameView::of(id, &e.game, h.time.now_ms()))
 }
 
 /// Polls while storage I/O completes (paused time advances whenever the runtime idles).
@@ -45,7 +45,7 @@ async fn game_ends_on_time_without_any_request() {
     let mut s = Settings::casual(9);
     s.time = TimeControl::Absolute { main_ms: 600_000 };
     s.lag = LagComp::OFF;
-    let (id, _, _) = h.create(s, None, "").await.unwrap();
+    let id = h.create(s, None, "").await.unwrap().game_id;
     h.join(&id, None, "").await.unwrap();
     let started = {
         let arc = h.entry(&id).await.unwrap();
@@ -79,7 +79,7 @@ async fn byo_yomi_calls_are_events() {
     let mut s = Settings::casual(9);
     s.time = TimeControl::chinese(0, 1);
     s.lag = LagComp::OFF;
-    let (id, _, _) = h.create(s, None, "").await.unwrap();
+    let id = h.create(s, None, "").await.unwrap().game_id;
     h.join(&id, None, "").await.unwrap();
     tokio::time::sleep(Duration::from_secs(61)).await;
     settle(&h, &id, pb::Phase::Finished).await;
@@ -108,12 +108,12 @@ async fn byo_yomi_calls_are_events() {
 #[tokio::test(start_paused = true)]
 async fn idle_games_leave_memory_and_come_back() {
     let (h, _stop) = hub().await;
-    let (idle, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
+    let idle = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
     h.join(&idle, None, "").await.unwrap();
-    let (open, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
+    let open = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
     let mut timed = Settings::casual(9);
     timed.time = TimeControl::Absolute { main_ms: 3_600_000 };
-    let (clocked, _, _) = h.create(timed, None, "").await.unwrap();
+    let clocked = h.create(timed, None, "").await.unwrap().game_id;
     h.join(&clocked, None, "").await.unwrap();
     let before = get(&h, &idle).await;
 
@@ -144,7 +144,7 @@ async fn withheld_nigiri_reveal_forfeits() {
     s.colors = weiqi_game::ColorChoice::Nigiri;
     let timeout = s.nigiri_timeout_ms;
     let commitment = weiqi_game::nigiri_commitment(3, "n");
-    let (id, _, _) = h.create(s, Some(commitment), "").await.unwrap();
+    let id = h.create(s, Some(commitment), "").await.unwrap().game_id;
     h.join(&id, Some(weiqi_game::Parity::Even), "").await.unwrap();
     assert_eq!(get(&h, &id).await.phase, pb::Phase::Nigiri as i32);
     tokio::time::sleep(Duration::from_millis(timeout - 1)).await;
@@ -170,18 +170,18 @@ async fn open_games_nobody_joins_are_cancelled() {
     let (h, _stop) = hub().await;
     let ttl = 3_600_000;
     tokio::spawn(h.clone().open_ttl_loop(ttl));
-    let (old, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
-    let (joined, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
+    let old = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
+    let joined = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
     h.join(&joined, None, "").await.unwrap();
     tokio::time::sleep(Duration::from_millis(ttl / 2)).await;
-    let (young, _, _) = h.create(Settings::casual(9), None, "").await.unwrap();
+    let young = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
     tokio::time::sleep(Duration::from_millis(ttl / 2 + 60_000)).await;
 
     let st = settle(&h, &old, pb::Phase::Finished).await;
     assert_eq!(st.result.unwrap().reason, pb::EndReason::Cancelled as i32);
-    let (open, playing) = h.lobby(10);
-    let open: Vec<&str> = open.iter().map(|(id, _)| id.as_str()).collect();
-    let playing: Vec<&str> = playing.iter().map(|(id, _)| id.as_str()).collect();
+    let lobby = h.lobby(10).await.unwrap();
+    let open: Vec<&str> = lobby.open.iter().map(|r| r.game_id.as_str()).collect();
+    let playing: Vec<&str> = lobby.playing.iter().map(|r| r.game_id.as_str()).collect();
     assert_eq!((open, playing), (vec![young.as_str()], vec![joined.as_str()]));
     assert!(!h.game_ids().contains(&old), "a cancelled game leaves memory");
 }

@@ -21,7 +21,7 @@ async fn a_lagging_watcher_sees_each_event_with_the_state_after_it() {
     let (_stop, rx) = watch::channel(false);
     let hub = Arc::new(Hub::new(MemoryStore::new(), vec![7; 32], Metrics::new(), rx));
     let svc = GameSvc::new(hub.clone(), 1000);
-    let (id, _, _) = hub.create(Settings::casual(19), None, "").await.unwrap();
+    let id = hub.create(Settings::casual(19), None, "").await.unwrap().game_id;
     hub.join(&id, None, "").await.unwrap();
     let seat = |c: Color| {
         let hub = hub.clone();
@@ -46,7 +46,7 @@ async fn a_lagging_watcher_sees_each_event_with_the_state_after_it() {
     let run = |actor: Actor, cmd: Command| {
         let hub = hub.clone();
         let id = id.clone();
-        async move { hub.command(&id, actor, cmd, Mutation::default()).await.unwrap() }
+        async move { hub.run(&id, actor, cmd, Mutation::default()).await.unwrap() }
     };
     for i in 0..120u8 {
         let (mover, other) = if i % 2 == 0 { (black, white) } else { (white, black) };

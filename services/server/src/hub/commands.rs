@@ -1,0 +1,319 @@
+//! The command pipeline: one path from a caller's command to the referee, the store and
+//! the watchers. Idempotent by request id, refused when stale, durable before it is
+//! acknowledged.
+
+use std::sync::Arc;
+
+use tracing::info;
+use weiqi_game::{Actor, Command, Event, EventKind, Game, Parity, Phase, Settings};
+use weiqi_store::{Append, EventStore, StoreError};
+
+use super::entry::{Entry, Slot, redact_for_actor};
+use super::error::{GameAt, HubError};
+use super::lobby::summary;
+use super::view::{GameView, Outcome};
+use super::{Hub, Mutation};
+use crate::auth;
+use crate::requests::RequestKey;
+
+/// Who sends a command: an actor the caller vouches for (the server's own commands), or
+/// a bearer token whose seat is looked up in the game, under the lock the command runs
+/// under.
+#[derive(Clone, Copy, Debug)]
+pub enum Caller<'a> {
+    Actor(Actor),
+    Token(Option<&'a str>),
+}
+
+impl From<Actor> for Caller<'_> {
+    fn from(a: Actor) -> Self {
+        Caller::Actor(a)
+    }
+}
+
+/// A new game: its id, the host's seat token, and the game.
+#[derive(Debug)]
+pub struct Created {
+    pub game_id: String,
+    pub seat_token: String,
+    pub game: GameView,
+}
+
+/// The append of `events` that took a game from `expected_seq` to `game`: what the store
+/// keeps of the game beside them (its move number, its next wake-up), and nothing else
+/// (tokens, request id and lobby row are the caller's to add).
+fn append_of(game_id: &str, expected_seq: u64, events: &[Event], game: &Game, now: u64) -> Append {
+    Append {
+        game_id: game_id.to_string(),
+        expected_seq,
+        events: events.to_vec(),
+        host_token_hash: None,
+        guest_token_hash: None,
+        request_id: None,
+        summary: None,
+        move_number: game.move_number() as u32,
+        wake_ms: game.next_wakeup(),
+        now_ms: now,
+    }
+}
+
+impl<S: EventStore> Hub<S> {
+    /// Creates a game. With a request id, the game id and token derive from it, so a retry
+    /// returns the same game and token.
+    pub async fn create(
+        self: &Arc<Self>,
+        settings: Settings,
+        nigiri_commitment: Option<String>,
+        request_id: &str,
+    ) -> Result<Created, HubError> {
+        let (game_id, seat_token) = if request_id.is_empty() {
+            (auth::random_hex(8), auth::random_hex(24))
+        } else {
+            let id = auth::derive(&self.secret, &["game", request_id])[..16].to_string();
+            let token = auth::derive(&self.secret, &["host", &id, request_id]);
+            (id, token)
+        };
+        let host_hash = auth::sha256_hex(seat_token.as_bytes());
+        if !request_id.is_empty()
+            && let Ok(e) = self.lock(&game_id).await
+            && e.host_hash.as_deref() == Some(host_hash.as_str())
+        {
+            let game = GameView::of(&game_id, &e.game, self.time.now_ms());
+            drop(e);
+            return Ok(Created {
+                game_id,
+                seat_token,
+                game,
+            });
+        }
+        let now = self.time.now_ms();
+        let cmd = Command::Create {
+            settings,
+            nigiri_commitment,
+        };
+        let mut game = Game::new();
+        let events = game
+            .decide_in_place(Actor::Host, &cmd, now)
+            .map_err(|rejection| HubError::Rejected {
+                rejection,
+                at: GameAt::of(&game_id, &game),
+            })?;
+        self.store
+            .append(Append {
+                host_token_hash: Some(host_hash.clone()),
+                summary: Some(summary(&game)),
+                ..append_of(&game_id, 0, &events, &game, now)
+            })
+            .await?;
+        let view = GameView::of(&game_id, &game, now);
+        let mut entry = Entry::new(game, events);
+        entry.host_hash = Some(host_hash);
+        let mut games = self.games.write().expect("lock");
+        games.insert(game_id.clone(), Slot::new(entry));
+        self.metrics.games_active.set(games.len() as i64);
+        drop(games);
+        self.metrics.games_created.inc();
+        info!(game_id = %game_id, "game created");
+        Ok(Created {
+            game_id,
+            seat_token,
+            game: view,
+        })
+    }
+
+    /// Takes the guest seat (with a guess, for nigiri). A retry with the same request id
+    /// returns the same token. Returns the guest's seat token and the game.
+    pub async fn join(
+        self: &Arc<Self>,
+        game_id: &str,
+        nigiri_guess: Option<Parity>,
+        request_id: &str,
+    ) -> Result<(String, GameView), HubError> {
+        let mut entry = self.lock(game_id).await?;
+        let token = if request_id.is_empty() {
+            auth::random_hex(24)
+        } else {
+            auth::derive(&self.secret, &["guest", game_id, request_id])
+        };
+        let hash = auth::sha256_hex(token.as_bytes());
+        if let Some(existing) = &entry.guest_hash {
+            if *existing == hash {
+                return Ok((token, GameView::of(game_id, &entry.game, self.time.now_ms())));
+            }
+            return Err(HubError::GameFull { at: entry.at(game_id) });
+        }
+        let entropy = u64::from_le_bytes(
+            hex::decode(auth::random_hex(8))
+                .unwrap_or_default()
+                .try_into()
+                .unwrap_or([0; 8]),
+        );
+        let cmd = Command::Join { nigiri_guess, entropy };
+        let done = self
+            .apply_locked(game_id, &mut entry, Actor::Guest, &cmd, Some(hash), None)
+            .await?;
+        Ok((token, done.game))
+    }
+
+    /// Runs a command on a game: lock, run, and if that failed on a copy that was behind a
+    /// shared store, catch up and run once more.
+    pub async fn run<'a>(
+        self: &Arc<Self>,
+        game_id: &str,
+        caller: impl Into<Caller<'a>>,
+        cmd: Command,
+        m: Mutation,
+    ) -> Result<Outcome, HubError> {
+        let caller = caller.into();
+        let mut entry = self.lock_for_command(game_id).await?;
+        match self.run_locked(game_id, &mut entry, caller, &cmd, &m).await {
+            Err(e) if !Box::pin(self.caught_up(game_id, &mut entry)).await? => Err(e),
+            // (A token's seat is read again: the guest may have joined through another
+            // server.)
+            Err(_) => self.run_locked(game_id, &mut entry, caller, &cmd, &m).await,
+            done => done,
+        }
+    }
+
+    /// Who the caller is, whether the request was seen before, whether it is stale; then
+    /// the command.
+    async fn run_locked(
+        self: &Arc<Self>,
+        game_id: &str,
+        entry: &mut Entry,
+        caller: Caller<'_>,
+        cmd: &Command,
+        m: &Mutation,
+    ) -> Result<Outcome, HubError> {
+        let actor = match caller {
+            Caller::Actor(a) => a,
+            Caller::Token(token) => entry.actor_for(token, game_id)?,
+        };
+        let key = RequestKey::new(actor, &m.request_id, cmd);
+        if let Some(key) = &key
+            && let Some((first, fingerprint)) = key.find(&entry.requests)
+        {
+            if fingerprint.as_ref().is_some_and(|f| *f != key.fingerprint) {
+                return Err(HubError::RequestIdReused {
+                    request_id: m.request_id.clone(),
+                    at: entry.at(game_id),
+                });
+            }
+            if let Some(answer) = entry.answer_for(game_id, *first, actor) {
+                return Ok(answer);
+            }
+        }
+        if let Some(expected) = m.expected_move_number
+            && expected as usize != entry.game.move_number()
+        {
+            let now = GameView::of(game_id, &entry.game, self.time.now_ms());
+            return Err(HubError::Stale {
+                expected,
+                now: Box::new(now),
+            });
+        }
+        self.apply_locked(game_id, entry, actor, cmd, None, key).await
+    }
+
+    /// Decides, persists, then applies and publishes. Nothing changes unless the store
+    /// acknowledged the events.
+    async fn apply_locked(
+        self: &Arc<Self>,
+        game_id: &str,
+        entry: &mut Entry,
+        actor: Actor,
+        cmd: &Command,
+        guest_hash: Option<String>,
+        request: Option<RequestKey>,
+    ) -> Result<Outcome, HubError> {
+        let now = self.time.now_ms();
+        let (seq, phase) = (entry.game.seq(), entry.game.phase());
+        // Watchers get the game after each event, folded on a copy of the game as it was.
+        // (Boxed: a game is 1 KiB, and what an async fn holds across an await is copied
+        // whenever its future moves.)
+        let before = (entry.tx.receiver_count() > 0).then(|| Box::new(entry.game.clone()));
+        // Decided on the game itself (a move or pass is not copied). Until the store has the
+        // events the game in memory is ahead of it: `stale` stays set if this call is
+        // cancelled while they are on their way or the store fails, and the next use of the
+        // game reloads it from the store.
+        entry.stale = true;
+        let events = match entry.game.decide_in_place(actor, cmd, now) {
+            Ok(events) => events,
+            Err(rejection) => {
+                // A refusal changes nothing (`decide_in_place` promises it); were that ever
+                // broken, the game would be reloaded before its next use.
+                entry.stale = entry.game.seq() != seq;
+                return Err(HubError::Rejected {
+                    rejection,
+                    at: entry.at(game_id),
+                });
+            }
+        };
+        let answer = |entry: &Entry, events: &[Event]| Outcome {
+            events: events.iter().map(|e| redact_for_actor(e, &entry.game, actor)).collect(),
+            game: GameView::of(game_id, &entry.game, now),
+        };
+        if events.is_empty() {
+            entry.stale = false;
+            return Ok(answer(entry, &events));
+        }
+        self.store
+            .append(Append {
+                guest_token_hash: guest_hash.clone(),
+                request_id: request.as_ref().map(RequestKey::stored),
+                // The lobby row changes with the phase (and the guest's token).
+                summary: (entry.game.phase() != phase || guest_hash.is_some()).then(|| summary(&entry.game)),
+                ..append_of(game_id, seq, &events, &entry.game, now)
+            })
+            .await
+            .inspect_err(|e| {
+                if matches!(e, StoreError::Conflict { .. }) {
+                    // The store refused the append for certain (another server moved the
+                    // game on): the game is its acknowledged log again, no reload needed,
+                    // and the caller catches up. Normal with replicas, so not a warning.
+                    // (Were the log not to fold, `stale` stays and the next use reloads.)
+                    let _ = entry.rewind();
+                }
+            })?;
+        // Durable: the game in memory is the stored one again.
+        entry.stale = false;
+        entry.listing.update(&entry.game);
+        let moves = events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::MovePlayed { .. } | EventKind::Passed { .. }))
+            .count();
+        self.metrics.moves.inc_by(moves as u64);
+        // The answer is built once the events are durable: the game does not change
+        // meanwhile (its lock is held), and the future holds less across the append.
+        let result = answer(entry, &events);
+        let mut published = Vec::new();
+        if let Some(mut g) = before {
+            for e in &events {
+                g.apply(e).map_err(HubError::corrupt)?;
+                published.push(Arc::new((e.clone(), GameView::of(game_id, &g, e.at))));
+            }
+        }
+        let events_first = events[0].seq;
+        entry.last_active = now;
+        entry.log.extend(events);
+        if let Some(h) = guest_hash {
+            entry.guest_hash = Some(h);
+        }
+        if let Some(key) = request {
+            entry
+                .requests
+                .insert(key.map_key(), (events_first, Some(key.fingerprint)));
+        }
+        if phase != Phase::Finished && entry.game.phase() == Phase::Finished {
+            // (Counted by the server whose append ended it: with a shared store the others
+            // learn of it by catching up, and the sum over servers counts it once.)
+            self.metrics.games_finished.inc();
+            self.ended(game_id);
+        }
+        for b in published {
+            let _ = entry.tx.send(b);
+        }
+        self.schedule(game_id, entry);
+        Ok(result)
+    }
+}

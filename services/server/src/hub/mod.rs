@@ -1,0 +1,145 @@
+//! The games in memory: one entry per game, each behind its own lock, persisted through
+//! the store before anything is acknowledged, with one timer per game and a broadcast
+//! channel for watchers. The hub speaks domain types only: the service's edge turns its
+//! answers and errors into protobuf and gRPC statuses.
+//!
+//! - `commands`: the one command path (create, join, run);
+//! - `entry`: a game in memory and its lock;
+//! - `recovery`: back in step with the store (restart, interrupted command, replicas);
+//! - `lobby`, `watch`, `timers`, `periodic`: what the hub shows and does on its own;
+//! - `view`, `error`: what it answers.
+
+mod commands;
+mod entry;
+mod error;
+mod lobby;
+mod periodic;
+mod recovery;
+mod time;
+mod timers;
+mod view;
+mod watch;
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use tokio::sync::{Mutex, watch as signal};
+use weiqi_store::{Cluster, EventStore};
+
+pub use commands::{Caller, Created};
+pub use entry::{Broadcast, Entry, redact_for_actor};
+pub use error::{Denied, GameAt, HubError, valid_game_id};
+pub use time::TimeSource;
+pub use view::{GameView, Outcome};
+pub use watch::WatchStream;
+
+use crate::metrics::Metrics;
+use entry::Slot;
+
+/// Idempotency and staleness fields of a mutating call.
+#[derive(Debug, Clone, Default)]
+pub struct Mutation {
+    pub request_id: String,
+    pub expected_move_number: Option<u32>,
+}
+
+pub struct Hub<S> {
+    store: S,
+    /// The store's part for several servers sharing it, when they do (chosen at start-up):
+    /// the lobby of every server, claims on the games of servers that are gone, and
+    /// polling for what others appended. Without it the store is this server's alone, and
+    /// every game in progress is in its memory.
+    cluster: Option<Arc<dyn Cluster>>,
+    games: RwLock<HashMap<String, Slot>>,
+    pub time: TimeSource,
+    secret: Vec<u8>,
+    pub metrics: Metrics,
+    shutdown: signal::Receiver<bool>,
+}
+
+impl<S: EventStore> Hub<S> {
+    pub fn new(store: S, secret: Vec<u8>, metrics: Metrics, shutdown: signal::Receiver<bool>) -> Hub<S> {
+        Hub {
+            store,
+            cluster: None,
+            games: RwLock::new(HashMap::new()),
+            time: TimeSource::new(),
+            secret,
+            metrics,
+            shutdown,
+        }
+    }
+
+    /// A hub that shares its store with other servers through `cluster`.
+    pub fn with_cluster(mut self, cluster: Arc<dyn Cluster>) -> Hub<S> {
+        self.cluster = Some(cluster);
+        self
+    }
+
+    pub fn shutdown_signal(&self) -> signal::Receiver<bool> {
+        self.shutdown.clone()
+    }
+
+    /// A game's entry, loading it from the store when it is not in memory. Finished games
+    /// are not kept there: they change no more, and are read from the store when asked for.
+    pub async fn entry(&self, game_id: &str) -> Result<Arc<Mutex<Entry>>, HubError> {
+        if let Some(slot) = self.games.read().expect("lock").get(game_id) {
+            return Ok(slot.entry.clone());
+        }
+        if !valid_game_id(game_id) {
+            return Err(HubError::BadGameId);
+        }
+        // Boxed: a cold path, kept out of every command's future (see `lock`).
+        let Some(sg) = Box::pin(self.store.load(game_id)).await? else {
+            return Err(HubError::NotFound {
+                game_id: game_id.to_string(),
+            });
+        };
+        let mut entry = Entry::from_stored(sg).map_err(HubError::corrupt)?;
+        entry.last_active = self.time.now_ms();
+        let finished = entry.game.phase() == weiqi_game::Phase::Finished;
+        let slot = Slot::new(entry);
+        if finished {
+            return Ok(slot.entry);
+        }
+        Ok(self
+            .games
+            .write()
+            .expect("lock")
+            .entry(game_id.to_string())
+            .or_insert(slot)
+            .entry
+            .clone())
+    }
+
+    /// A game just ended: counted, and out of memory. Only games in progress live there; a
+    /// finished one is loaded from the store when asked for (its watchers keep its entry
+    /// until they leave).
+    fn ended(&self, game_id: &str) {
+        let mut games = self.games.write().expect("lock");
+        games.remove(game_id);
+        self.metrics.games_active.set(games.len() as i64);
+    }
+
+    /// A game as it is now.
+    pub async fn view(self: &Arc<Self>, game_id: &str) -> Result<GameView, HubError> {
+        let e = self.lock(game_id).await?;
+        Ok(GameView::of(game_id, &e.game, self.time.now_ms()))
+    }
+
+    /// A game's record as SGF; `None` before it has a board.
+    pub async fn sgf(self: &Arc<Self>, game_id: &str) -> Result<Option<String>, HubError> {
+        Ok(self.lock(game_id).await?.game.to_sgf())
+    }
+
+    /// The ids of the games in memory.
+    pub fn game_ids(&self) -> Vec<String> {
+        self.games.read().expect("lock").keys().cloned().collect()
+    }
+
+    /// Returns once a probe row (time and payload) has gone through the store's group
+    /// commit, like a move's events.
+    pub async fn durable_ping(&self, payload: &[u8]) -> Result<(), HubError> {
+        Ok(self.store.probe(self.time.now_ms(), payload).await?)
+    }
+}
