@@ -9,6 +9,7 @@ use weiqi_rules::{Move, Point};
 
 use crate::auth;
 use crate::convert;
+use crate::status;
 
 /// A request that runs one command for the seat its bearer token holds.
 pub trait PlayerCall: Send + Sync + 'static {
@@ -60,7 +61,7 @@ player_calls! {
     AnswerDrawRequest => AnswerDrawResponse: |r| Ok(Command::AnswerDraw { accept: r.accept });
     RevealNigiriRequest => RevealNigiriResponse: |r| {
         if r.nonce.len() > 256 {
-            return Err(convert::invalid("the nigiri nonce is at most 256 characters"));
+            return Err(status::invalid("the nigiri nonce is at most 256 characters"));
         }
         Ok(Command::RevealNigiri { stones: r.stones, nonce: r.nonce.clone() })
     };
@@ -79,7 +80,7 @@ fn seal(s: Option<&pb::SealedMove>) -> Result<Command, Status> {
     let mv = match s.and_then(|s| s.r#move.as_ref()) {
         Some(pb::sealed_move::Move::Point(p)) => Move::Place(convert::point_from(Some(p))?),
         Some(pb::sealed_move::Move::Pass(true)) => Move::Pass,
-        _ => return Err(convert::invalid("sealed_move needs a point or pass = true")),
+        _ => return Err(status::invalid("sealed_move needs a point or pass = true")),
     };
     Ok(Command::Seal {
         mv,
@@ -93,7 +94,7 @@ fn seal(s: Option<&pb::SealedMove>) -> Result<Command, Status> {
 fn points_from(points: &[pb::Point], field: &str) -> Result<Vec<Point>, Status> {
     let max = weiqi_rules::MAX_SIZE as usize;
     if points.len() > max * max {
-        return Err(convert::bad_request(
+        return Err(status::bad_request(
             field,
             format!("at most {} points (a {max}x{max} board)", max * max),
         ));

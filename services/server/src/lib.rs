@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod requests;
 pub mod rpc_metrics;
 pub mod service;
+pub mod status;
 pub mod transport;
 
 use std::net::SocketAddr;
@@ -302,7 +303,7 @@ pub fn cors(origins: &str) -> anyhow::Result<tower_http::cors::CorsLayer> {
         "grpc-status",
         "grpc-message",
         "grpc-status-details-bin",
-        convert::STATE_TRAILER,
+        status::STATE_TRAILER,
     ];
     Ok(CorsLayer::new()
         .allow_origin(allow)

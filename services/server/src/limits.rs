@@ -19,7 +19,7 @@ use serde::Deserialize;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 
-use crate::convert::DOMAIN;
+use crate::status::DOMAIN;
 
 /// Every bound of the transport and the per-client quotas, with their defaults (config
 /// keys `limits.*`, environment `WEIQI__LIMITS__*`).

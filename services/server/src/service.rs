@@ -16,6 +16,7 @@ use crate::calls::PlayerCall;
 use crate::convert;
 use crate::hub::{Caller, Hub, Mutation};
 use crate::limits::Quotas;
+use crate::status;
 
 pub struct GameSvc<S> {
     hub: Arc<Hub<S>>,
@@ -48,7 +49,7 @@ impl<S: EventStore> GameSvc<S> {
         let cmd = r.command()?;
         let m = r
             .mutation()
-            .ok_or_else(|| convert::invalid("mutation (game_id, request_id) is required"))?;
+            .ok_or_else(|| status::invalid("mutation (game_id, request_id) is required"))?;
         convert::request_id(&m.request_id)?;
         let mutation = Mutation {
             request_id: m.request_id.clone(),
@@ -164,7 +165,7 @@ game_service! {
         // The permit goes with the stream: the client's watch counts until it is dropped.
         let out = stream.map(move |item| {
             let _held = &permit;
-            item.map(|b| convert::watched_to(&b)).map_err(convert::hub_error)
+            item.map(|b| convert::watched_to(&b)).map_err(status::hub_error)
         });
         Ok(Response::new(Box::pin(out)))
     }
@@ -175,7 +176,7 @@ game_service! {
     ) -> Result<Response<pb::ExportSgfResponse>, Status> {
         let game_id = &request.get_ref().game_id;
         let sgf = self.hub.sgf(game_id).await?.ok_or_else(|| {
-            convert::error(
+            status::error(
                 tonic::Code::FailedPrecondition,
                 "wrong_phase",
                 "the game has no board yet",
@@ -189,7 +190,7 @@ game_service! {
         let r = request.get_ref();
         if r.durable {
             if r.payload.len() > 1024 {
-                return Err(convert::invalid("a durable ping carries at most 1024 bytes"));
+                return Err(status::invalid("a durable ping carries at most 1024 bytes"));
             }
             self.hub.durable_ping(&r.payload).await?;
         }

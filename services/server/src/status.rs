@@ -1,0 +1,170 @@
+//! The hub's errors, and the edge's own, as gRPC statuses: each with a code a client
+//! acts on and a `google.rpc.ErrorInfo` (domain `weiqi.v1`, a reason, where the game
+//! stood); a refused setting names its request field (`google.rpc.BadRequest`).
+
+use std::collections::HashMap;
+
+use prost::Message;
+use tonic::{Code, Status};
+use tonic_types::{ErrorDetails, StatusExt};
+use weiqi_game::{ClockField, Rejection, SettingField, TimeControl};
+use weiqi_store::StoreError;
+
+use crate::convert::{phase_to, view_to};
+use crate::hub::{Denied, GameAt, HubError};
+
+pub const DOMAIN: &str = "weiqi.v1";
+/// Trailing metadata key that carries the current state of a stale call.
+pub const STATE_TRAILER: &str = "weiqi-game-state-bin";
+
+/// INVALID_ARGUMENT naming the request field at fault (`google.rpc.BadRequest`), with
+/// an `ErrorInfo` (reason `bad_setting`, the field in its metadata).
+pub fn bad_request(field: &str, msg: impl Into<String>) -> Status {
+    let msg = msg.into();
+    let mut details = ErrorDetails::with_error_info(
+        "bad_setting",
+        DOMAIN,
+        HashMap::from([("field".to_string(), field.to_string())]),
+    );
+    details.add_bad_request_violation(field, msg.clone());
+    Status::with_error_details(Code::InvalidArgument, msg, details)
+}
+
+/// The request field a refused setting came from.
+pub fn setting_field(f: SettingField) -> String {
+    let path = match f {
+        SettingField::BoardSize => "settings.board_size",
+        SettingField::Komi => "settings.komi",
+        SettingField::Handicap => "settings.handicap",
+        SettingField::LagAllowance => "settings.lag_allowance_ms",
+        SettingField::MaxLateness => "settings.max_lateness_ms",
+        SettingField::ScheduledStart => "settings.scheduled_start_ms",
+        SettingField::NigiriTimeout => "settings.nigiri_timeout_ms",
+        SettingField::NigiriCommitment => "nigiri_commitment",
+        SettingField::Time { control, field } => {
+            let kind = match control {
+                TimeControl::None => "none",
+                TimeControl::Absolute { .. } => "absolute",
+                TimeControl::Fischer { .. } => "fischer",
+                TimeControl::ByoYomi { .. } => "byo_yomi",
+                TimeControl::Canadian { .. } => "canadian",
+                TimeControl::GamePlusMove { .. } => "game_plus_move",
+            };
+            let value = match field {
+                ClockField::MainTime => "main_ms",
+                ClockField::Periods => "periods",
+                ClockField::PeriodTime => "period_ms",
+                ClockField::Stones => "stones",
+                ClockField::Increment => "increment_ms",
+                ClockField::Cap => "cap_ms",
+                ClockField::PerMove => "per_move_ms",
+                ClockField::LagAllowance => return "settings.lag_allowance_ms".into(),
+            };
+            return format!("settings.time_control.{kind}.{value}");
+        }
+    };
+    path.into()
+}
+
+/// A status with an `ErrorInfo` (domain `weiqi.v1`, `reason`, and `meta`): every error
+/// this server makes carries one.
+pub fn error(code: Code, reason: &str, msg: impl Into<String>, meta: &[(&str, &str)]) -> Status {
+    let meta: HashMap<String, String> = meta.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Status::with_error_details(code, msg.into(), ErrorDetails::with_error_info(reason, DOMAIN, meta))
+}
+
+pub fn invalid(msg: impl Into<String>) -> Status {
+    let msg = msg.into();
+    Status::with_error_details(
+        Code::InvalidArgument,
+        msg.clone(),
+        ErrorDetails::with_error_info("invalid_argument", DOMAIN, HashMap::new()),
+    )
+}
+
+/// A refused command as a gRPC status with a machine-readable reason.
+fn rejection_to(r: &Rejection, at: &GameAt) -> Status {
+    if let Rejection::BadSetting { field, message } = r {
+        return bad_request(&setting_field(*field), message.clone());
+    }
+    let (code, reason) = match r {
+        Rejection::BadSetting { .. } => unreachable!("answered above"),
+        Rejection::InvalidArgument(_) => (Code::InvalidArgument, "invalid_argument"),
+        Rejection::CommitmentMismatch => (Code::InvalidArgument, "commitment_mismatch"),
+        Rejection::WrongPhase(_) => (Code::FailedPrecondition, "wrong_phase"),
+        Rejection::NotYourTurn => (Code::FailedPrecondition, "not_your_turn"),
+        Rejection::Illegal(i) => (Code::FailedPrecondition, i.code()),
+        Rejection::NothingPending(_) => (Code::FailedPrecondition, "nothing_pending"),
+        Rejection::NotPermitted(_) => (Code::PermissionDenied, "not_permitted"),
+        Rejection::UndoNotAllowed(_) => (Code::PermissionDenied, "undo_not_allowed"),
+    };
+    with_info(code, r.to_string(), reason, at)
+}
+
+/// A status with an `ErrorInfo` (reason, game id, move number, phase).
+fn with_info(code: Code, message: String, reason: &str, at: &GameAt) -> Status {
+    let meta = HashMap::from([
+        ("game_id".to_string(), at.game_id.clone()),
+        ("move_number".to_string(), at.move_number.to_string()),
+        ("seq".to_string(), at.seq.to_string()),
+        ("phase".to_string(), phase_to(at.phase).as_str_name().to_string()),
+    ]);
+    Status::with_error_details(code, message, ErrorDetails::with_error_info(reason, DOMAIN, meta))
+}
+
+/// The hub's answer when a call did not go through, as a gRPC status: the code a client
+/// acts on, an `ErrorInfo` with the reason and where the game stood, and for a stale call
+/// the game as it is in a trailer.
+pub fn hub_error(e: HubError) -> Status {
+    let message = e.to_string();
+    match e {
+        HubError::BadGameId => invalid(message),
+        HubError::NotFound { game_id } => error(Code::NotFound, "game_not_found", message, &[("game_id", &game_id)]),
+        HubError::Rejected { rejection, at } => rejection_to(&rejection, &at),
+        HubError::Stale { now, .. } => {
+            let at = GameAt {
+                game_id: now.game_id.clone(),
+                move_number: now.move_number,
+                seq: now.seq,
+                phase: now.phase,
+            };
+            let mut status = with_info(Code::FailedPrecondition, message, "stale", &at);
+            let state = view_to(&now).encode_to_vec();
+            status
+                .metadata_mut()
+                .insert_bin(STATE_TRAILER, tonic::metadata::MetadataValue::from_bytes(&state));
+            status
+        }
+        HubError::Denied { why, at } => {
+            let reason = match why {
+                Denied::MissingToken => "missing_token",
+                Denied::WrongToken => "wrong_token",
+            };
+            with_info(Code::PermissionDenied, message, reason, &at)
+        }
+        HubError::GameFull { at } => with_info(Code::FailedPrecondition, message, "game_full", &at),
+        HubError::RequestIdReused { at, .. } => with_info(Code::InvalidArgument, message, "request_id_reused", &at),
+        HubError::Corrupt(_) => error(Code::Internal, "corrupt_game", message, &[]),
+        HubError::Missing { game_id } => error(Code::Internal, "storage_failure", message, &[("game_id", &game_id)]),
+        HubError::Store(e) => store_error(e),
+    }
+}
+
+fn store_error(e: StoreError) -> Status {
+    match e {
+        StoreError::Conflict { .. } => error(Code::Aborted, "conflict", format!("{e}; retry"), &[]),
+        StoreError::Closed => error(Code::Unavailable, "shutting_down", "the server is shutting down", &[]),
+        other => error(
+            Code::Internal,
+            "storage_failure",
+            format!("storage failure: {other}"),
+            &[],
+        ),
+    }
+}
+
+impl From<HubError> for Status {
+    fn from(e: HubError) -> Status {
+        hub_error(e)
+    }
+}
