@@ -209,10 +209,10 @@ impl Clock {
     /// stopped. `Err(NotRunning)` if `color`'s clock is not the one running: nothing is
     /// charged (a placement logged before its clock was started, for one).
     pub fn press(&mut self, color: Color, now: Ms, lag_ms: Ms) -> Result<(), ClockError> {
-        let Some((running, since)) = self.running.filter(|&(c, _)| c == color) else {
+        let Some((_, since)) = self.running.filter(|&(running, _)| running == color) else {
             return Err(ClockError::NotRunning { color });
         };
-        if self.flagged_at(now).is_some() || !self.charge(running, now.saturating_sub(since), lag_ms) {
+        if self.flagged_at(now).is_some() || !self.charge(color, now.saturating_sub(since), lag_ms) {
             self.flag(color);
             return Err(ClockError::Flagged { color });
         }
