@@ -1,6 +1,8 @@
 //! Clock tests with a fake time source: every time is an explicit millisecond (C2-C4).
 
 use super::*;
+use crate::announce::period_calls;
+use weiqi_rules::Color::{Black, White};
 
 const S: Ms = 1000;
 const MIN: Ms = 60 * S;
@@ -8,11 +10,13 @@ const MIN: Ms = 60 * S;
 /// Every call of the running player's current move, by walking all the periods: the
 /// oracle that [`Clock::next_announcement`]'s closed form must agree with.
 fn all_announcements(c: &Clock) -> Vec<Announcement> {
-    let Some((p, since)) = c.running else { return Vec::new() };
+    let Some((color, since)) = c.running else {
+        return Vec::new();
+    };
     let TimeControl::ByoYomi { .. } = c.control else {
         return Vec::new();
     };
-    let s = &c.sides[p];
+    let s = &c.sides[color.index()];
     let mut out = Vec::new();
     for k in 0..s.periods {
         let start = since + s.main_ms + k as Ms * s.period_ms;
@@ -20,7 +24,7 @@ fn all_announcements(c: &Clock) -> Vec<Announcement> {
         for (offset, count) in period_calls(s.period_ms, left == 1) {
             out.push(Announcement {
                 due: start + offset,
-                player: p,
+                color,
                 seconds: (offset / 1000) as u32,
                 count,
                 periods_left: left,
@@ -32,7 +36,7 @@ fn all_announcements(c: &Clock) -> Vec<Announcement> {
 
 fn clock(tc: TimeControl) -> Clock {
     let mut c = Clock::new(tc, LagComp::OFF);
-    c.start(0, 0);
+    c.start(Black, 0);
     c
 }
 
@@ -40,14 +44,14 @@ fn clock(tc: TimeControl) -> Clock {
 #[test]
 fn chinese_byo_yomi_units_c2() {
     let mut c = clock(TimeControl::chinese(0, 5));
-    c.press(59 * S, 0).unwrap();
+    c.press(Black, 59 * S, 0).unwrap();
     assert_eq!(c.snapshot(59 * S)[0].periods, 5);
-    c.press(59 * S + 1, 0).unwrap(); // White moves at once
-    c.press(59 * S + 1 + 61 * S, 0).unwrap();
+    c.press(White, 59 * S + 1, 0).unwrap(); // White moves at once
+    c.press(Black, 59 * S + 1 + 61 * S, 0).unwrap();
     assert_eq!(c.snapshot(0)[0].periods, 4);
     // Exactly one full unit also uses it up.
     let mut c = clock(TimeControl::chinese(0, 5));
-    c.press(60 * S, 0).unwrap();
+    c.press(Black, 60 * S, 0).unwrap();
     assert_eq!(c.snapshot(60 * S)[0].periods, 4);
 }
 
@@ -93,12 +97,16 @@ fn flag_exactly_at_deadline_c2() {
         let c = clock(tc);
         assert_eq!(c.deadline(), Some(deadline), "{tc:?}");
         assert_eq!(c.flagged_at(deadline - 1), None, "{tc:?}");
-        assert_eq!(c.flagged_at(deadline), Some(0), "{tc:?}");
+        assert_eq!(c.flagged_at(deadline), Some(Black), "{tc:?}");
         // A move 1 ms before the deadline is in time; at the deadline it is not.
         let mut early = c.clone();
-        assert!(early.press(deadline - 1, 0).is_ok(), "{tc:?}");
+        assert!(early.press(Black, deadline - 1, 0).is_ok(), "{tc:?}");
         let mut late = c.clone();
-        assert_eq!(late.press(deadline, 0), Err(0), "{tc:?}");
+        assert_eq!(
+            late.press(Black, deadline, 0),
+            Err(ClockError::Flagged { color: Black }),
+            "{tc:?}"
+        );
         assert!(late.snapshot(deadline)[0].flagged);
         assert_eq!(late.deadline(), None);
     }
@@ -110,10 +118,10 @@ fn flag_exactly_at_deadline_c2() {
 fn main_time_flows_into_byo_yomi_c2() {
     let mut c = clock(TimeControl::chinese(MIN, 2));
     // 1 min main + 70 s: one full unit used.
-    c.press(MIN + 70 * S, 0).unwrap();
+    c.press(Black, MIN + 70 * S, 0).unwrap();
     let t = c.snapshot(MIN + 70 * S)[0];
     assert_eq!((t.main_ms, t.periods), (0, 1));
-    c.press(MIN + 70 * S, 0).unwrap();
+    c.press(White, MIN + 70 * S, 0).unwrap();
     // In the last unit, 59.999 s is fine, 60 s is not.
     let start = MIN + 70 * S;
     assert_eq!(c.deadline(), Some(start + 60 * S));
@@ -127,7 +135,7 @@ fn fischer_increment_and_cap_c2() {
         increment_ms: 20 * S,
         cap_ms: Some(70 * S),
     });
-    c.press(5 * S, 0).unwrap();
+    c.press(Black, 5 * S, 0).unwrap();
     assert_eq!(c.snapshot(5 * S)[0].main_ms, 70 * S); // 55 + 20 = 75, capped at 70
 }
 
@@ -142,14 +150,14 @@ fn canadian_blocks_c2() {
     let mut t = 0;
     for _ in 0..2 {
         t += 25 * S;
-        c.press(t, 0).unwrap(); // Black
-        c.press(t, 0).unwrap(); // White instantly
+        c.press(Black, t, 0).unwrap();
+        c.press(White, t, 0).unwrap(); // instantly
     }
     // Two stones in 50 s: the block reset to 60 s and 2 stones.
     let b = c.snapshot(t)[0];
     assert_eq!((b.period_ms, b.stones), (60 * S, 2));
     t += 25 * S;
-    c.press(t, 0).unwrap();
+    c.press(Black, t, 0).unwrap();
     assert_eq!(c.snapshot(t)[0].period_ms, 35 * S);
 }
 
@@ -160,25 +168,76 @@ fn per_move_limit_c2() {
         main_ms: 10 * MIN,
         per_move_ms: 30 * S,
     });
-    assert_eq!(c.press(30 * S, 0), Err(0));
+    assert_eq!(c.press(Black, 30 * S, 0), Err(ClockError::Flagged { color: Black }));
 }
 
 /// C2, C3: an adjournment pauses both clocks; time before it is charged.
 #[test]
 fn pause_and_resume_c3() {
     let mut c = clock(TimeControl::Absolute { main_ms: 10 * MIN });
-    assert!(!c.pause(2 * MIN));
+    assert_eq!(c.pause(2 * MIN), Ok(()));
     assert_eq!(c.deadline(), None);
     // A day later, resume: 8 minutes left.
-    c.start(0, 24 * 60 * MIN);
+    c.start(Black, 24 * 60 * MIN);
     assert_eq!(c.deadline(), Some(24 * 60 * MIN + 8 * MIN));
+}
+
+/// C2: a press names the mover; the clock refuses a press by the player not on move, and
+/// one before any clock runs, without charging anything.
+#[test]
+fn press_by_the_wrong_colour_is_refused() {
+    let mut c = Clock::new(TimeControl::Absolute { main_ms: MIN }, LagComp::OFF);
+    assert_eq!(c.press(Black, S, 0), Err(ClockError::NotRunning { color: Black }));
+    c.start(Black, 0);
+    let before = c.clone();
+    assert_eq!(c.press(White, 10 * S, 0), Err(ClockError::NotRunning { color: White }));
+    assert_eq!(c, before, "a refused press changes nothing");
+    assert_eq!(c.press(Black, 10 * S, 0), Ok(()));
+    assert_eq!(c.running(), Some(White));
+}
+
+/// C2: the flag names whoever ran out of time, White as well as Black, and stops the clocks.
+#[test]
+fn flagged_error_names_the_mover() {
+    let mut c = clock(TimeControl::Absolute { main_ms: MIN });
+    c.press(Black, S, 0).unwrap();
+    assert_eq!(c.flagged_at(S + MIN), Some(White));
+    let err = c.press(White, S + MIN, 0).unwrap_err();
+    assert_eq!(err, ClockError::Flagged { color: White });
+    assert_eq!(err.to_string(), "White has run out of time");
+    assert_eq!(c.running(), None);
+    assert!(c.snapshot(S + MIN)[White.index()].flagged);
+    assert!(!c.snapshot(S + MIN)[Black.index()].flagged);
+}
+
+/// C3: sealing after the deadline is a loss on time, named by colour; pausing a clock
+/// that does not run is no error.
+#[test]
+fn pause_after_the_deadline_flags_c3() {
+    let mut c = clock(TimeControl::Absolute { main_ms: MIN });
+    assert_eq!(c.pause(MIN), Err(ClockError::Flagged { color: Black }));
+    assert!(c.snapshot(MIN)[Black.index()].flagged);
+    assert_eq!(c.running(), None);
+    assert_eq!(c.pause(2 * MIN), Ok(()));
+}
+
+/// A reading by colour is the snapshot's entry for that colour.
+#[test]
+fn reading_by_colour_matches_the_snapshot() {
+    let mut c = clock(TimeControl::chinese(MIN, 3));
+    c.press(Black, 20 * S, 0).unwrap();
+    for now in [20 * S, 90 * S, 200 * S] {
+        let both = c.snapshot(now);
+        assert_eq!(c.reading(Black, now), both[0]);
+        assert_eq!(c.reading(White, now), both[1]);
+    }
 }
 
 /// C4: lateness is deducted from the late player's main time.
 #[test]
 fn lateness_deducted_c4() {
     let mut c = Clock::new(TimeControl::Absolute { main_ms: 30 * MIN }, LagComp::OFF);
-    c.deduct(1, 5 * MIN);
+    c.deduct(White, 5 * MIN);
     assert_eq!(c.snapshot(0)[1].main_ms, 25 * MIN);
 }
 
@@ -192,16 +251,17 @@ fn lag_quota() {
         max_per_move_ms: 400,
     };
     let mut c = Clock::new(TimeControl::Absolute { main_ms: MIN }, lag);
-    c.start(0, 0);
+    c.start(Black, 0);
     // The deadline allows the per-move maximum on top of the time left.
     assert_eq!(c.deadline(), Some(MIN + 400));
-    c.press(10 * S, 1_000).unwrap(); // claims 1 s of lag: only 400 ms refunded
+    c.press(Black, 10 * S, 1_000).unwrap(); // claims 1 s of lag: only 400 ms refunded
     let b = c.snapshot(10 * S)[0];
     assert_eq!(b.main_ms, MIN - 10 * S + 400);
     assert_eq!(b.lag_quota_ms, 500 - 400 + 100);
     // The quota never exceeds its maximum.
     for k in 0..40 {
-        c.press(10 * S + k, 0).unwrap();
+        let mover = c.running().unwrap();
+        c.press(mover, 10 * S + k, 0).unwrap();
     }
     assert!(c.snapshot(0)[0].lag_quota_ms <= 1000);
 }
@@ -259,7 +319,7 @@ fn validation() {
     };
     for (tc, field) in [(zero_stones, ClockField::Stones), (zero_periods, ClockField::Periods)] {
         assert!(
-            matches!(tc.validate(), Err(ClockError::OutOfRange { field: f, .. }) if f == field),
+            matches!(tc.validate(), Err(SettingError::OutOfRange { field: f, .. }) if f == field),
             "{tc:?}"
         );
     }
@@ -314,7 +374,7 @@ fn validation() {
     ];
     for (tc, field) in over {
         assert!(
-            matches!(tc.validate(), Err(ClockError::OutOfRange { field: f, .. }) if f == field),
+            matches!(tc.validate(), Err(SettingError::OutOfRange { field: f, .. }) if f == field),
             "{tc:?}"
         );
     }
@@ -371,7 +431,7 @@ mod props {
             }
             prop_assert!(c.due_announcements(0, u64::MAX).len() <= 28);
             let mut c2 = c.clone();
-            let _ = c2.press(start, 0);
+            let _ = c2.press(Black, start, 0);
             let _ = c2.snapshot(u64::MAX);
         }
 
@@ -383,7 +443,8 @@ mod props {
             for m in moves {
                 let d = c.deadline().unwrap();
                 let t = now + m;
-                let r = c.press(t, 0);
+                let mover = c.running().unwrap();
+                let r = c.press(mover, t, 0);
                 prop_assert_eq!(r.is_err(), t >= d);
                 if r.is_err() { break; }
                 now = t;

@@ -8,7 +8,9 @@
 //! The server transports, persists and times this library; it never re-implements rules.
 
 mod commit;
+mod fingerprint;
 mod game;
+mod redaction;
 mod settings;
 mod types;
 

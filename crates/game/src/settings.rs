@@ -15,8 +15,8 @@ pub(crate) fn validate_settings(s: &Settings, commitment: Option<&str>) -> Resul
     if let Err(e) = s.rules.validate() {
         return bad(SettingField::Komi, e.to_string());
     }
-    let clock = |e: weiqi_clock::ClockError| match e {
-        weiqi_clock::ClockError::OutOfRange { field, .. } => Rejection::BadSetting {
+    let clock = |e: weiqi_clock::SettingError| match e {
+        weiqi_clock::SettingError::OutOfRange { field, .. } => Rejection::BadSetting {
             field: if field == weiqi_clock::ClockField::LagAllowance {
                 SettingField::LagAllowance
             } else {

@@ -1,0 +1,45 @@
+//! Idempotency fingerprints: what makes two calls the same command.
+
+use weiqi_rules::{Move, Point};
+
+use crate::types::Command;
+
+impl Command {
+    /// What makes two calls the same command, for idempotency keys: 16 hex digits of the
+    /// SHA-256 of a canonical text of the command, leaving out what a retry may change
+    /// (the lag it measured) and what the server supplies (a seal's nonce, a join's
+    /// entropy). Stable across versions: it is stored with the request id.
+    pub fn fingerprint(&self) -> String {
+        let pt = |p: &Point| format!("{},{}", p.x, p.y);
+        let mv = |m: &Move| match m {
+            Move::Place(p) => pt(p),
+            Move::Pass => "pass".into(),
+        };
+        let pts = |ps: &[Point]| ps.iter().map(pt).collect::<Vec<_>>().join(";");
+        let text = match self {
+            Command::Create { .. } => "create".to_string(),
+            Command::Join { nigiri_guess, .. } => format!("join {nigiri_guess:?}"),
+            Command::RevealNigiri { stones, nonce } => format!("reveal {stones} {nonce}"),
+            Command::CheckIn => "check_in".into(),
+            Command::PlaceHandicap { points } => format!("place_handicap {}", pts(points)),
+            Command::Play { point, .. } => format!("play {}", pt(point)),
+            Command::Pass { .. } => "pass".into(),
+            Command::Resign => "resign".into(),
+            Command::Cancel => "cancel".into(),
+            Command::DeclareEnd => "declare_end".into(),
+            Command::ProposeDead { stones } => format!("propose_dead {}", pts(stones)),
+            Command::AcceptScore => "accept_score".into(),
+            Command::DisputeScore => "dispute_score".into(),
+            Command::RequestUndo => "request_undo".into(),
+            Command::AnswerUndo { accept } => format!("answer_undo {accept}"),
+            Command::OfferDraw => "offer_draw".into(),
+            Command::AnswerDraw { accept } => format!("answer_draw {accept}"),
+            Command::Seal { mv: m, .. } => format!("seal {}", mv(m)),
+            Command::Resume => "resume".into(),
+            Command::ClaimTimeout => "claim_timeout".into(),
+            Command::Tick => "tick".into(),
+            Command::CreditTime { ms } => format!("credit {ms}"),
+        };
+        crate::commit::sha256_hex(&text)[..16].to_string()
+    }
+}

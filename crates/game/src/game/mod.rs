@@ -1,0 +1,333 @@
+//! The referee as a type: a [`Game`] is the fold of its events. `decide` (in [`decide`])
+//! checks a command and returns the events it causes; `apply` (in [`fold`]) folds one in.
+
+mod decide;
+mod fold;
+mod sgf;
+
+use std::collections::HashMap;
+
+use weiqi_clock::{Clock, Ms, PlayerTime};
+use weiqi_rules::{Color, Point, State};
+
+use crate::types::*;
+
+pub use decide::propose_dead;
+
+/// An event that cannot be applied to this game (a corrupt or foreign log).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("event {seq} cannot be applied: {why}")]
+pub struct Corrupt {
+    pub seq: u64,
+    pub why: String,
+}
+
+/// Clock readings after a move, for SGF `BL`/`WL`/`OB`/`OW`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MoveClock {
+    pub time_left_ms: Ms,
+    pub periods: u32,
+}
+
+/// One game: the fold of its events.
+///
+/// Valid by construction: a game is either not created yet (no event, nothing to hold) or
+/// created, and only a created game holds settings, a board and a clock, all together in
+/// one `Created`. Every rule after creation works on a `Created`, so none of them can
+/// meet a game without settings or a board, and none needs to check. (The phases inside
+/// a created game stay a plain [`Phase`] next to their data: the phase is public vocabulary
+/// that rejections carry, and most of the data spans several phases.)
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Game {
+    stage: Stage,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+enum Stage {
+    /// No event yet: only `Create` is decided, only `Created` applies.
+    #[default]
+    NotCreated,
+    /// Boxed: a game is moved and copied whole, and most of it is the created part.
+    Created(Box<Created>),
+}
+
+/// A created game: its settings, board and clocks, and the referee's bookkeeping.
+#[derive(Debug, Clone, PartialEq)]
+struct Created {
+    settings: Settings,
+    state: State,
+    clock: Clock,
+    phase: Phase,
+    /// Sequence number of the last event.
+    seq: u64,
+    /// Time of the last event: decisions never go back before it.
+    last_at: Ms,
+    /// The seat playing Black, once colours are assigned.
+    black: Option<Seat>,
+    nigiri_commitment: Option<String>,
+    /// The guest's guess and when it was made (the host's reveal is due by a timeout).
+    nigiri_guess: Option<(Parity, Ms)>,
+    /// By seat: `[host, guest]` (C4).
+    checked_in: [bool; 2],
+    /// By colour (C5).
+    warnings: [u32; 2],
+    pending_undo: Option<Color>,
+    pending_draw: Option<Color>,
+    proposal: Option<Vec<Point>>,
+    /// By colour: who accepted the current proposal.
+    accepted: [bool; 2],
+    sealed: Option<Sealed>,
+    result: Option<GameResult>,
+    /// Occurrences of each position key after placements (cycle detection under simple ko).
+    repetitions: HashMap<u128, u32>,
+    /// Due time of the last byo-yomi call made (C2): the next is after it.
+    last_announced: Ms,
+    move_clocks: Vec<MoveClock>,
+}
+
+/// The sealed move of an adjourned game (C3), hidden until resumption.
+#[derive(Debug, Clone, PartialEq)]
+struct Sealed {
+    by: Color,
+    commitment: String,
+    mv: SealedMove,
+}
+
+fn seat_index(s: Seat) -> usize {
+    match s {
+        Seat::Host => 0,
+        Seat::Guest => 1,
+    }
+}
+
+impl Game {
+    /// A casual game on a `size` board, created and joined at time 0 with the host as
+    /// Black: the start of benchmarks and examples that only play moves.
+    pub fn casual_in_play(size: u8) -> Result<Game, Rejection> {
+        let mut g = Game::new();
+        let create = Command::Create {
+            settings: Settings::casual(size),
+            nigiri_commitment: None,
+        };
+        g.decide_in_place(Actor::Host, &create, 0)?;
+        let join = Command::Join {
+            nigiri_guess: None,
+            entropy: 0,
+        };
+        g.decide_in_place(Actor::Guest, &join, 0)?;
+        Ok(g)
+    }
+
+    /// A game that does not exist yet: only `Create` is accepted.
+    pub fn new() -> Game {
+        Game::default()
+    }
+
+    /// Rebuilds a game from its events.
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> Result<Game, Corrupt> {
+        let mut g = Game::new();
+        for e in events {
+            g.apply(e)?;
+        }
+        Ok(g)
+    }
+
+    fn created(&self) -> Option<&Created> {
+        match &self.stage {
+            Stage::NotCreated => None,
+            Stage::Created(g) => Some(g),
+        }
+    }
+
+    // ---- read access -------------------------------------------------------------------
+
+    pub fn settings(&self) -> Option<&Settings> {
+        self.created().map(|g| &g.settings)
+    }
+    /// The phase (`WaitingForOpponent` before creation too: nobody is seated).
+    pub fn phase(&self) -> Phase {
+        self.created().map_or(Phase::WaitingForOpponent, |g| g.phase)
+    }
+    /// Sequence number of the last event (0 before creation).
+    pub fn seq(&self) -> u64 {
+        self.created().map_or(0, |g| g.seq)
+    }
+    /// The rules state (board, history), once the game is created.
+    pub fn state(&self) -> Option<&State> {
+        self.created().map(|g| &g.state)
+    }
+    /// Plies played (passes and voided moves included).
+    pub fn move_number(&self) -> usize {
+        self.created().map_or(0, |g| g.state.move_number())
+    }
+    /// The colour a seat plays, once colours are assigned.
+    pub fn color_of(&self, seat: Seat) -> Option<Color> {
+        self.created()?.color_of(seat)
+    }
+    /// The seat playing a colour, once colours are assigned.
+    pub fn seat_of(&self, c: Color) -> Option<Seat> {
+        self.created()?.seat_of(c)
+    }
+    /// The player to move while play is on.
+    pub fn to_move(&self) -> Option<Color> {
+        self.created()?.to_move()
+    }
+    /// Both clocks, `[black, white]`, as they read at `now` (zeros before creation).
+    pub fn clocks(&self, now: Ms) -> [PlayerTime; 2] {
+        self.created()
+            .map_or([PlayerTime::default(); 2], |g| g.clock.snapshot(now))
+    }
+    /// When the player to move loses on time, for the server's single timer.
+    pub fn deadline(&self) -> Option<Ms> {
+        self.created()?.deadline()
+    }
+    /// The next time something happens without a command (a byo-yomi call, a timeout, a
+    /// forfeit): when the server should send `Tick`.
+    pub fn next_wakeup(&self) -> Option<Ms> {
+        self.created()?.next_wakeup()
+    }
+    pub fn result(&self) -> Option<&GameResult> {
+        self.created()?.result.as_ref()
+    }
+    pub fn warnings(&self, c: Color) -> u32 {
+        self.created().map_or(0, |g| g.warnings[c.index()])
+    }
+    pub fn pending_undo(&self) -> Option<Color> {
+        self.created()?.pending_undo
+    }
+    pub fn pending_draw(&self) -> Option<Color> {
+        self.created()?.pending_draw
+    }
+    /// The dead stones on the table in the scoring phase.
+    pub fn proposal(&self) -> Option<&[Point]> {
+        self.created()?.proposal.as_deref()
+    }
+    /// Which colours have accepted the current proposal (`[black, white]`).
+    pub fn accepted(&self) -> [bool; 2] {
+        self.created().map_or([false; 2], |g| g.accepted)
+    }
+    /// The commitment of the sealed move while adjourned.
+    pub fn sealed_commitment(&self) -> Option<&str> {
+        Some(self.created()?.sealed.as_ref()?.commitment.as_str())
+    }
+    /// Nigiri: the host's commitment (from creation on).
+    pub fn nigiri_commitment(&self) -> Option<&str> {
+        self.created()?.nigiri_commitment.as_deref()
+    }
+    /// Nigiri: the guest's guess, once made.
+    pub fn nigiri_guess(&self) -> Option<Parity> {
+        self.created()?.nigiri_guess.map(|(p, _)| p)
+    }
+    /// Clock readings after each move, for records.
+    pub fn move_clocks(&self) -> &[MoveClock] {
+        self.created().map_or(&[], |g| &g.move_clocks)
+    }
+    /// The game record as SGF (FF 4), once the game is created: rules, komi, handicap,
+    /// result, time settings, and the clock after every move (`BL`/`WL`, `OB`/`OW`).
+    pub fn to_sgf(&self) -> Option<String> {
+        Some(self.created()?.to_sgf())
+    }
+
+    // ---- decide -------------------------------------------------------------------------
+
+    /// Checks `cmd` sent by `by` at time `now` and returns the events it causes, in order,
+    /// numbered from `seq() + 1`. Time is settled first: if the player to move has run out
+    /// of time at `now` (or a forfeit is due), the result is that ending and the command
+    /// itself is not carried out.
+    pub fn decide(&self, by: Actor, cmd: &Command, now: Ms) -> Result<Vec<Event>, Rejection> {
+        self.decide_next(by, cmd, now).map(|(events, _)| events)
+    }
+
+    /// [`Game::decide`], also returning the game with the events applied (which `decide`
+    /// builds anyway), so a caller that will apply them need not fold them again.
+    pub fn decide_next(&self, by: Actor, cmd: &Command, now: Ms) -> Result<(Vec<Event>, Game), Rejection> {
+        let mut next = self.clone();
+        let events = decide::run(&mut next, by, cmd, now)?;
+        Ok((events, next))
+    }
+
+    /// [`Game::decide_next`] on this game itself: on success the events are applied to it,
+    /// on a rejection it is unchanged. A move or pass with no clock event due (nearly every
+    /// call) is decided without copying the game: every way it can be refused comes before
+    /// its first event. Anything else is decided on a copy that then replaces this game.
+    pub fn decide_in_place(&mut self, by: Actor, cmd: &Command, now: Ms) -> Result<Vec<Event>, Rejection> {
+        if !self.created().is_some_and(|g| g.refusals_come_first(cmd, now)) {
+            let (events, next) = self.decide_next(by, cmd, now)?;
+            *self = next;
+            return Ok(events);
+        }
+        let seq = self.seq();
+        let decided = decide::run(self, by, cmd, now);
+        debug_assert!(decided.is_ok() || self.seq() == seq, "refused after an event");
+        decided
+    }
+
+    // ---- apply --------------------------------------------------------------------------
+
+    /// Folds one event in. Events must come in sequence, `Created` first.
+    pub fn apply(&mut self, e: &Event) -> Result<(), Corrupt> {
+        match &mut self.stage {
+            Stage::NotCreated => self.stage = Stage::Created(Box::new(Created::from_first(e)?)),
+            Stage::Created(g) => g.apply(e)?,
+        }
+        Ok(())
+    }
+}
+
+impl Created {
+    fn color_of(&self, seat: Seat) -> Option<Color> {
+        let black = self.black?;
+        Some(if seat == black { Color::Black } else { Color::White })
+    }
+
+    fn seat_of(&self, c: Color) -> Option<Seat> {
+        let black = self.black?;
+        Some(if c == Color::Black { black } else { black.other() })
+    }
+
+    fn to_move(&self) -> Option<Color> {
+        match self.phase {
+            Phase::Playing | Phase::Adjourned => Some(self.state.to_move()),
+            Phase::PlacingHandicap => Some(Color::Black),
+            _ => None,
+        }
+    }
+
+    fn deadline(&self) -> Option<Ms> {
+        if matches!(self.phase, Phase::Playing | Phase::PlacingHandicap) {
+            self.clock.deadline()
+        } else {
+            None
+        }
+    }
+
+    fn next_wakeup(&self) -> Option<Ms> {
+        match self.phase {
+            Phase::PlacingHandicap => self.clock.deadline(),
+            Phase::Playing => {
+                let ann = self.clock.next_announcement(self.last_announced).map(|a| a.due);
+                match (ann, self.clock.deadline()) {
+                    (Some(a), Some(d)) => Some(a.min(d)),
+                    (a, d) => a.or(d),
+                }
+            }
+            Phase::Nigiri => self.nigiri_guess.map(|(_, at)| at + self.settings.nigiri_timeout_ms),
+            Phase::Scheduled => self.settings.scheduled_start.map(|t| t + self.settings.max_lateness_ms),
+            _ => None,
+        }
+    }
+
+    /// Whether deciding `cmd` at `now` can refuse it only before emitting any event: a move
+    /// or pass in play with no byo-yomi call or flag due (those events come first, and the
+    /// move may then still be refused).
+    fn refusals_come_first(&self, cmd: &Command, now: Ms) -> bool {
+        let now = now.max(self.last_at);
+        matches!(cmd, Command::Play { .. } | Command::Pass { .. })
+            && self.phase == Phase::Playing
+            && self.clock.flagged_at(now).is_none()
+            && !self
+                .clock
+                .next_announcement(self.last_announced)
+                .is_some_and(|a| a.due <= now && self.clock.flagged_at(a.due).is_none())
+    }
+}

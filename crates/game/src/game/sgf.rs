@@ -1,0 +1,53 @@
+//! The game record as SGF FF[4].
+
+use weiqi_clock::TimeControl;
+
+use super::Created;
+use crate::types::GameResult;
+
+impl Created {
+    /// The game record as SGF FF[4]: rules, komi, handicap, result, time settings, and the
+    /// clock after every move (`BL`/`WL`, `OB`/`OW`).
+    pub(super) fn to_sgf(&self) -> String {
+        let mut rec = weiqi_rules::sgf::GameRecord::from_state(&self.state);
+        rec.result = self.result.as_ref().map(GameResult::sgf);
+        let time = self.settings.time;
+        let (main, overtime) = time_limit_and_overtime(time);
+        rec.time_limit = main.map(|m| m as f64 / 1000.0);
+        rec.overtime = overtime;
+        if main.is_some() {
+            for (m, c) in rec.moves.iter_mut().zip(&self.move_clocks) {
+                m.time_left = Some(c.time_left_ms as f64 / 1000.0);
+                if matches!(time, TimeControl::ByoYomi { .. }) && c.time_left_ms == 0 {
+                    m.overtime_left = Some(c.periods as i64);
+                }
+            }
+        }
+        rec.to_sgf()
+    }
+}
+
+/// SGF `TM` (main time, ms) and `OT` (the overtime in words) of a time control.
+fn time_limit_and_overtime(time: TimeControl) -> (Option<u64>, Option<String>) {
+    let secs = |ms: u64| ms as f64 / 1000.0;
+    match time {
+        TimeControl::None => (None, None),
+        TimeControl::Absolute { main_ms } => (Some(main_ms), None),
+        TimeControl::Fischer {
+            main_ms, increment_ms, ..
+        } => (Some(main_ms), Some(format!("Fischer {} s", secs(increment_ms)))),
+        TimeControl::ByoYomi {
+            main_ms,
+            periods,
+            period_ms,
+        } => (Some(main_ms), Some(format!("{periods}x{} byo-yomi", secs(period_ms)))),
+        TimeControl::Canadian {
+            main_ms,
+            stones,
+            period_ms,
+        } => (Some(main_ms), Some(format!("{stones}/{} Canadian", secs(period_ms)))),
+        TimeControl::GamePlusMove { main_ms, per_move_ms } => {
+            (Some(main_ms), Some(format!("{} s per move", secs(per_move_ms))))
+        }
+    }
+}
