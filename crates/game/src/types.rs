@@ -343,6 +343,20 @@ pub enum Phase {
     Finished,
 }
 
+impl Phase {
+    /// Every phase, in the order a game goes through them.
+    pub const ALL: [Phase; 8] = [
+        Phase::WaitingForOpponent,
+        Phase::Nigiri,
+        Phase::Scheduled,
+        Phase::PlacingHandicap,
+        Phase::Playing,
+        Phase::Adjourned,
+        Phase::Scoring,
+        Phase::Finished,
+    ];
+}
+
 /// Everything that can happen to a game. A game is the fold of its events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

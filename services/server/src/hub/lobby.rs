@@ -8,18 +8,6 @@ use weiqi_store::{EventStore, Lobby, LobbyRow, Summary};
 
 use super::{Hub, HubError};
 
-/// Every phase, in a fixed order: a listing keeps its phase as an index into this.
-const PHASES: [Phase; 8] = [
-    Phase::WaitingForOpponent,
-    Phase::Nigiri,
-    Phase::Scheduled,
-    Phase::PlacingHandicap,
-    Phase::Playing,
-    Phase::Adjourned,
-    Phase::Scoring,
-    Phase::Finished,
-];
-
 /// What the lobby shows of a game in memory, readable without the game's lock: listing
 /// never waits for a busy game. (Under load a game's lock is held while its events are on
 /// their way to disk, and a lobby that locked each game in turn took 7 s for 1,000 games.)
@@ -28,7 +16,7 @@ pub struct Listing {
     pub created_ms: Ms,
     pub board_size: u32,
     pub rules: String,
-    /// The phase, as its index in [`PHASES`].
+    /// The phase, as its index in [`Phase::ALL`].
     phase: AtomicU8,
     move_number: AtomicU32,
     /// The last event's sequence number.
@@ -53,7 +41,7 @@ impl Listing {
 
     /// Follows the game after a change (board size and rules never change).
     pub(super) fn update(&self, g: &Game) {
-        let phase = PHASES.iter().position(|&p| p == g.phase()).unwrap_or(0);
+        let phase = Phase::ALL.iter().position(|&p| p == g.phase()).unwrap_or(0);
         self.phase.store(phase as u8, Ordering::Relaxed);
         self.move_number.store(g.move_number() as u32, Ordering::Relaxed);
         self.seq.store(g.seq(), Ordering::Relaxed);
@@ -64,7 +52,7 @@ impl Listing {
     }
 
     pub fn phase(&self) -> Phase {
-        PHASES[self.phase.load(Ordering::Relaxed) as usize % PHASES.len()]
+        Phase::ALL[self.phase.load(Ordering::Relaxed) as usize % Phase::ALL.len()]
     }
 
     pub fn move_number(&self) -> u32 {

@@ -1,0 +1,256 @@
+//! What every store must do, written once and run over each backend (memory, SQLite,
+//! PostgreSQL), and the fixtures the store tests share.
+#![allow(dead_code)]
+
+use weiqi_game::{Actor, Command, Event, Game, Phase, Settings};
+use weiqi_store::{Append, EventStore, SqliteStore, StoreError, Summary};
+
+pub fn summary() -> Summary {
+    Summary {
+        phase: Phase::Playing,
+        board_size: 9,
+        move_number: 0,
+        rules: "chinese".into(),
+        finished: false,
+    }
+}
+
+pub fn created() -> Vec<Event> {
+    let cmd = Command::Create {
+        settings: Settings::casual(9),
+        nigiri_commitment: None,
+    };
+    Game::new().decide(Actor::Host, &cmd, 0).unwrap()
+}
+
+/// The events of the guest joining a game that holds `log`, at time `at`.
+pub fn joined(log: &[Event], at: u64) -> Vec<Event> {
+    let cmd = Command::Join {
+        nigiri_guess: None,
+        entropy: 0,
+    };
+    Game::from_events(log).unwrap().decide(Actor::Guest, &cmd, at).unwrap()
+}
+
+pub fn append(id: &str, expected: u64, events: Vec<Event>) -> Append {
+    Append {
+        game_id: id.into(),
+        expected_seq: expected,
+        events,
+        host_token_hash: Some("h".into()),
+        guest_token_hash: None,
+        request_id: Some(format!("req-{expected}")),
+        summary: Some(summary()),
+        move_number: 0,
+        wake_ms: None,
+        now_ms: 1,
+    }
+}
+
+pub async fn open(name: &str) -> (SqliteStore, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("weiqi-store-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("db.sqlite3");
+    (SqliteStore::open(&path).await.unwrap(), path)
+}
+
+/// A fresh PostgreSQL database for one test, or `None` (skipped) without a server.
+pub async fn pg(name: &str) -> Option<String> {
+    let Ok(admin) = std::env::var("WEIQI_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var_os("WEIQI_REQUIRE_POSTGRES").is_none(),
+            "WEIQI_REQUIRE_POSTGRES is set but WEIQI_TEST_POSTGRES_URL is not"
+        );
+        eprintln!("skipped: set WEIQI_TEST_POSTGRES_URL to run the PostgreSQL store tests");
+        return None;
+    };
+    use sqlx::{Connection, Executor};
+    let db = format!("weiqi_t_{}_{name}", std::process::id());
+    let mut conn = sqlx::PgConnection::connect(&admin).await.expect("PostgreSQL");
+    conn.execute(format!("DROP DATABASE IF EXISTS {db}").as_str())
+        .await
+        .unwrap();
+    conn.execute(format!("CREATE DATABASE {db}").as_str()).await.unwrap();
+    let base = admin.split('?').next().unwrap();
+    let (server, _) = base.rsplit_once('/').expect("a database in the URL");
+    Some(format!("{server}/{db}"))
+}
+
+/// The contract every store keeps: optimistic concurrency, request ids, heartbeat, and
+/// everything acknowledged still there after reopening.
+pub async fn append_load_and_conflicts_on<S: EventStore>(store: S, reopen: impl AsyncFnOnce(S) -> S) {
+    let events = created();
+    store.append(append("g1", 0, events.clone())).await.unwrap();
+    // Creating the same game again conflicts.
+    assert!(matches!(
+        store.append(append("g1", 0, events.clone())).await,
+        Err(StoreError::Conflict { .. })
+    ));
+    // The right append succeeds; the same again, now at a stale seq, conflicts.
+    let join = joined(&events, 5);
+    store.append(append("g1", 1, join.clone())).await.unwrap();
+    assert!(matches!(
+        store.append(append("g1", 1, join.clone())).await,
+        Err(StoreError::Conflict { expected: 1, .. })
+    ));
+    let loaded = store.load("g1").await.unwrap().unwrap();
+    assert_eq!(loaded.events.len(), 1 + join.len());
+    assert_eq!(loaded.responses.len(), 2);
+    assert!(store.load("nope").await.unwrap().is_none());
+    // Events that do not number on from the expected sequence number are refused, and
+    // nothing is stored.
+    let mut gap = joined(&events, 6);
+    gap[0].seq += 1;
+    assert!(matches!(
+        store.append(append("g1", 1 + join.len() as u64, gap)).await,
+        Err(StoreError::Corrupt { .. })
+    ));
+    assert_eq!(store.load("g1").await.unwrap().unwrap().events, loaded.events);
+    // Catching up reads what follows a sequence number, with its request ids and the
+    // game's token hashes.
+    let since = store.load_since("g1", 1).await.unwrap().unwrap();
+    assert_eq!(since.events, loaded.events[1..]);
+    assert_eq!(since.responses, [("req-1".to_string(), 2)]);
+    assert_eq!(since.host_token_hash.as_deref(), Some("h"));
+    let none_newer = store.load_since("g1", 1 + join.len() as u64).await.unwrap().unwrap();
+    assert!(none_newer.events.is_empty() && none_newer.responses.is_empty());
+    assert!(store.load_since("nope", 0).await.unwrap().is_none());
+    store.heartbeat(42).await.unwrap();
+    assert_eq!(store.last_heartbeat().await.unwrap(), Some(42));
+    // Everything acknowledged is there after reopening.
+    let store = reopen(store).await;
+    let unfinished = store.load_unfinished().await.unwrap();
+    assert_eq!(unfinished.len(), 1);
+    assert_eq!(
+        Game::from_events(&unfinished[0].events).unwrap().seq(),
+        1 + join.len() as u64
+    );
+    assert_eq!(store.last_heartbeat().await.unwrap(), Some(42));
+}
+
+/// The barrier: appends whose callers gave up on them (cancelled after a few
+/// microseconds, as a client deadline does) are settled, committed or refused, once it
+/// returns; nothing more lands afterwards.
+pub async fn barrier_settles_cancelled_appends_on<S: EventStore + Clone>(store: S) {
+    let join = joined(&created(), 5);
+    // Enough that the writers are still busy when the barrier is called.
+    let n = 1000;
+    let mut creates = Vec::new();
+    for i in 0..n {
+        let s = store.clone();
+        creates.push(tokio::spawn(async move {
+            s.append(append(&format!("b{i}"), 0, created())).await
+        }));
+    }
+    for t in creates {
+        t.await.unwrap().unwrap();
+    }
+    let mut tasks = Vec::new();
+    for i in 0..n {
+        let (s, join) = (store.clone(), join.clone());
+        tasks.push(tokio::spawn(async move {
+            let a = append(&format!("b{i}"), 1, join);
+            let _ = tokio::time::timeout(std::time::Duration::from_micros(i % 50), s.append(a)).await;
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    store.barrier().await.unwrap();
+    let seqs = |store: S| async move {
+        let mut out = Vec::new();
+        for i in 0..n {
+            let g = store.load(&format!("b{i}")).await.unwrap().unwrap();
+            out.push(g.events.last().unwrap().seq);
+        }
+        out
+    };
+    let settled = seqs(store.clone()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(seqs(store).await, settled, "an append landed after the barrier");
+}
+
+pub async fn concurrent_appends_on<S: EventStore + Clone>(store: S) {
+    let mut tasks = Vec::new();
+    for i in 0..200 {
+        let s = store.clone();
+        tasks.push(tokio::spawn(async move {
+            // Two writers race for every game id: exactly one wins.
+            s.append(append(&format!("g{}", i / 2), 0, created())).await
+        }));
+    }
+    let mut ok = 0;
+    let mut conflicts = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(()) => ok += 1,
+            Err(StoreError::Conflict { .. }) => conflicts += 1,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!((ok, conflicts), (100, 100));
+    assert_eq!(store.load_unfinished().await.unwrap().len(), 100);
+    // Then two guests race to join every game (appends to existing games, written in
+    // groups: the two appends of one game may meet in one group): one wins per game.
+    let join = joined(&created(), 5);
+    let mut tasks = Vec::new();
+    for i in 0..200 {
+        let (s, join) = (store.clone(), join.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut a = append(&format!("g{}", i / 2), 1, join);
+            a.request_id = Some(format!("join-{i}"));
+            s.append(a).await.map(|()| i)
+        }));
+    }
+    let mut winners = Vec::new();
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(i) => winners.push(i),
+            Err(StoreError::Conflict { expected: 1, .. }) => {}
+            Err(e) => panic!("{e}"),
+        }
+    }
+    assert_eq!(winners.len(), 100);
+    for i in winners {
+        let g = store.load(&format!("g{}", i / 2)).await.unwrap().unwrap();
+        assert_eq!(g.events.len(), 1 + join.len(), "game g{}", i / 2);
+        // The winner's request id is the one stored.
+        assert!(g.responses.contains(&(format!("join-{i}"), 2)), "{:?}", g.responses);
+    }
+}
+
+pub async fn interleaved_games_load_apart_on<S: EventStore>(store: S, reopen: impl AsyncFnOnce(S) -> S) {
+    let ids: Vec<String> = (0..5).map(|i| format!("game-{i}")).collect();
+    let mut logs: Vec<Vec<Event>> = Vec::new();
+    for id in &ids {
+        let events = created();
+        store.append(append(id, 0, events.clone())).await.unwrap();
+        logs.push(events);
+    }
+    for (k, id) in ids.iter().enumerate() {
+        let join = joined(&logs[k], 10 + k as u64);
+        let mut a = append(id, logs[k].len() as u64, join.clone());
+        // The last game is over (its summary says so).
+        a.summary = Some(Summary {
+            finished: k == 4,
+            ..summary()
+        });
+        store.append(a).await.unwrap();
+        logs[k].extend(join);
+    }
+    let store = reopen(store).await;
+    let mut unfinished = store.load_unfinished().await.unwrap();
+    unfinished.sort_by(|a, b| a.game_id.cmp(&b.game_id));
+    assert_eq!(
+        unfinished.iter().map(|g| g.game_id.as_str()).collect::<Vec<_>>(),
+        ["game-0", "game-1", "game-2", "game-3"]
+    );
+    for (k, g) in unfinished.iter().enumerate() {
+        assert_eq!(g.events, logs[k], "{}", g.game_id);
+        assert_eq!(g.responses, vec![("req-0".to_string(), 1), ("req-1".to_string(), 2)]);
+        assert_eq!(g.host_token_hash.as_deref(), Some("h"));
+    }
+    let finished = store.load("game-4").await.unwrap().expect("kept");
+    assert_eq!(finished.events, logs[4]);
+}
