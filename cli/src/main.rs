@@ -1,6 +1,8 @@
 //! `weiqi`: the command-line face of the weiqi rules engine (and, later, the service).
 
 mod bench;
+mod gtp;
+mod matchup;
 mod referee;
 mod replay;
 
@@ -174,6 +176,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Speaks GTP (Go Text Protocol v2) on standard input and output: weiqi as an engine
+    /// for GUIs (Sabaki, GoGui, Lizzie), referees and server bridges.
+    Gtp(gtp::GtpArgs),
+    /// Plays two GTP engines against each other (colours alternating), refereed by the
+    /// rules: an illegal move loses, the end is counted by area.
+    Match(matchup::MatchArgs),
     /// Runs a game script (JSON lines) through the referee library and prints every event.
     Referee { script: std::path::PathBuf },
     /// Benchmarks.
@@ -238,6 +246,8 @@ fn main() -> ExitCode {
         } => replay::score_file(&file, &dead, json, rules),
         Command::Bench { what } => bench::run(what),
         Command::Referee { script } => referee::run(&script),
+        Command::Gtp(args) => gtp::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Match(args) => matchup::run(args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => train(args),
         Command::Arena {
             a,

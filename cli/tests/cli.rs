@@ -180,3 +180,78 @@ fn selfplay_writes_shards_manifest_and_sgf() {
     assert_ne!(code, 0);
     assert!(err.contains("tch"), "{err}");
 }
+
+/// `weiqi gtp` over standard input and output, as a GUI or referee drives it: ids echoed,
+/// answers ended by an empty line, a game played and counted.
+#[test]
+fn gtp_engine_over_stdio() {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_weiqi"))
+        .args(["gtp", "--player", "light", "--seconds", "0.5"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run weiqi gtp");
+    let script = "1 protocol_version\n2 boardsize 9\n3 komi 7.5\n4 play black E5\n5 genmove white\n\
+                  6 play black E5\n7 boardsize 30\n8 final_score\nquit\n";
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let answers: Vec<&str> = text.split_terminator("\n\n").collect();
+    assert_eq!(answers.len(), 9, "{text}");
+    assert_eq!(answers[0], "=1 2");
+    assert_eq!(&answers[1..4], ["=2", "=3", "=4"]);
+    assert!(answers[4].starts_with("=5 ") && answers[4] != "=5 E5", "{}", answers[4]);
+    assert_eq!(answers[5], "?6 illegal move");
+    assert_eq!(answers[6], "?7 unacceptable size");
+    assert!(
+        answers[7].starts_with("=8 B+") || answers[7].starts_with("=8 W+"),
+        "{}",
+        answers[7]
+    );
+    assert_eq!(answers[8], "=");
+}
+
+/// `weiqi match` of two small engines (the light and the uniform player) finishes and
+/// prints consistent counts.
+#[test]
+fn match_of_two_gtp_engines() {
+    let exe = env!("CARGO_BIN_EXE_weiqi");
+    let light = format!("{exe} gtp --player light --seed 3");
+    let uniform = format!("{exe} gtp --player uniform --seed 4");
+    let (code, out, err) = weiqi(&["match", &light, &uniform, "--games", "4", "--size", "7", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let n = |k: &str| v[k].as_u64().unwrap();
+    assert_eq!(n("games"), 4);
+    assert_eq!(n("a_wins") + n("b_wins") + n("draws"), 4);
+    let (lo, hi) = (v["wilson95"][0].as_f64().unwrap(), v["wilson95"][1].as_f64().unwrap());
+    let rate = v["a_win_rate"].as_f64().unwrap();
+    assert!(lo <= rate && rate <= hi, "{v}");
+}
+
+/// GNU Go plays through `weiqi match` (Debian's `gnugo`; CI installs it): its moves pass
+/// the referee and the games are counted.
+#[test]
+fn match_against_gnu_go() {
+    let gnugo = ["/usr/games/gnugo", "/usr/bin/gnugo"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
+    let Some(gnugo) = gnugo else {
+        assert!(
+            std::env::var_os("WEIQI_REQUIRE_GNUGO").is_none(),
+            "WEIQI_REQUIRE_GNUGO is set but gnugo is not installed"
+        );
+        eprintln!("skipped: gnugo is not installed");
+        return;
+    };
+    let light = format!("{} gtp --player light", env!("CARGO_BIN_EXE_weiqi"));
+    let gnu = format!("{gnugo} --mode gtp --level 1 --chinese-rules");
+    let (code, out, err) = weiqi(&["match", &gnu, &light, "--games", "2", "--size", "9", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["games"], 2);
+    // GNU Go beats a random player.
+    assert_eq!(v["a_wins"], 2, "{v}");
+}

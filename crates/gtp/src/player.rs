@@ -1,0 +1,82 @@
+//! Who chooses the engine's moves (`genmove`).
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use weiqi_rules::{Color, Move, Policy, State};
+
+use crate::timing::Budget;
+
+/// A move chosen, or resignation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    Play(Move),
+    Resign,
+}
+
+/// Chooses moves for the engine.
+pub trait Player {
+    /// A move for `color` in `state` within `budget`. `cleanup`: the controller wants the
+    /// game played out (KGS's `kgs-genmove_cleanup`): no pass while dead stones of the
+    /// opponent are left to capture.
+    fn genmove(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> Choice;
+}
+
+/// The players `weiqi gtp --player` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayerKind {
+    /// A uniformly random legal move (or pass).
+    Uniform,
+    /// A random legal move that fills none of its own one-point eyes; pass when none is left.
+    Light,
+}
+
+impl std::str::FromStr for PlayerKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<PlayerKind, String> {
+        match s {
+            "uniform" => Ok(PlayerKind::Uniform),
+            "light" => Ok(PlayerKind::Light),
+            _ => Err(format!("unknown player {s:?} (uniform or light)")),
+        }
+    }
+}
+
+/// A player that plays one random move by a playout policy.
+pub struct RandomPlayer {
+    policy: Policy,
+    rng: SmallRng,
+}
+
+impl RandomPlayer {
+    pub fn new(kind: PlayerKind, seed: u64) -> RandomPlayer {
+        let policy = match kind {
+            PlayerKind::Uniform => Policy::Uniform,
+            PlayerKind::Light => Policy::Light,
+        };
+        RandomPlayer {
+            policy,
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl Player for RandomPlayer {
+    fn genmove(&mut self, state: &State, color: Color, _budget: Budget, cleanup: bool) -> Choice {
+        let mut s = to_move(state, color);
+        // Playing it out: never a pass while a move that fills no own eye is left.
+        let policy = if cleanup { Policy::Light } else { self.policy };
+        Choice::Play(s.choose_random(policy, &mut self.rng))
+    }
+}
+
+/// A copy of `state` with `color` to move (GTP lets the controller ask either colour for
+/// a move; asking the other one is as if the player to move had passed).
+pub(crate) fn to_move(state: &State, color: Color) -> State {
+    let mut s = state.clone();
+    if s.to_move() != color {
+        s.pass();
+    }
+    // (A pass may have ended play in the copy; the choice is for a game that goes on.)
+    s.resume();
+    s
+}

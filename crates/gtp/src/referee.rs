@@ -1,0 +1,223 @@
+//! A referee for two GTP engines (as gogui-twogtp): games with colours alternating,
+//! every move checked by the rules crate, the end counted by area.
+
+use std::time::Duration;
+
+use weiqi_rules::{Color, Move, Point, Rules, State};
+
+use crate::client::{Client, ClientError};
+use crate::protocol::Reply;
+
+/// How a match is played.
+#[derive(Debug, Clone)]
+pub struct MatchSettings {
+    pub size: u8,
+    pub rules: Rules,
+    /// The longest an engine may take to answer (a move included).
+    pub timeout: Duration,
+    /// Plies after which a game is stopped and counted as it stands.
+    pub max_moves: usize,
+}
+
+/// How one game ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    /// Both passed; the count by area (white minus black, komi included).
+    Score {
+        white_minus_black: f64,
+    },
+    Resignation,
+    /// The loser played an illegal move, refused a legal one, or failed to answer.
+    Forfeit(String),
+    /// Stopped at the move limit and counted.
+    MoveLimit {
+        white_minus_black: f64,
+    },
+}
+
+/// One game's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameOutcome {
+    /// Whether engine A had Black.
+    pub a_black: bool,
+    pub winner: Option<Color>,
+    pub ending: Ending,
+    pub moves: usize,
+}
+
+impl GameOutcome {
+    /// The winner as A or B: `Some(true)` when A won, `None` for a draw.
+    pub fn a_won(&self) -> Option<bool> {
+        self.winner.map(|w| (w == Color::Black) == self.a_black)
+    }
+}
+
+fn winner_of(white_minus_black: f64) -> Option<Color> {
+    if white_minus_black > 0.0 {
+        Some(Color::White)
+    } else if white_minus_black < 0.0 {
+        Some(Color::Black)
+    } else {
+        None
+    }
+}
+
+fn gtp_color(c: Color) -> &'static str {
+    if c == Color::Black { "black" } else { "white" }
+}
+
+/// Plays one game: `black` and `white` are the engines (already started).
+pub fn play_game(
+    black: &mut Client,
+    white: &mut Client,
+    m: &MatchSettings,
+) -> Result<(Ending, Option<Color>, usize), ClientError> {
+    let mut state = State::new(m.size, m.rules).map_err(|e| ClientError::Malformed(e.to_string()))?;
+    for e in [&mut *black, &mut *white] {
+        e.expect(&format!("boardsize {}", m.size), m.timeout)?;
+        e.expect("clear_board", m.timeout)?;
+        e.expect(&format!("komi {}", m.rules.komi), m.timeout)?;
+    }
+    let forfeit =
+        |loser: Color, why: String, state: &State| (Ending::Forfeit(why), Some(loser.opponent()), state.move_number());
+    while !state.is_over() {
+        if state.move_number() >= m.max_moves {
+            let wmb = count(&state, black, white, m)?;
+            return Ok((
+                Ending::MoveLimit { white_minus_black: wmb },
+                winner_of(wmb),
+                state.move_number(),
+            ));
+        }
+        let c = state.to_move();
+        let (mover, other) = if c == Color::Black {
+            (&mut *black, &mut *white)
+        } else {
+            (&mut *white, &mut *black)
+        };
+        let answer = match mover.send(&format!("genmove {}", gtp_color(c)), m.timeout) {
+            Ok(Reply::Ok(v)) => v,
+            Ok(Reply::Err(e)) => return Ok(forfeit(c, format!("genmove failed: {e}"), &state)),
+            Err(e) => return Ok(forfeit(c, e.to_string(), &state)),
+        };
+        if answer.eq_ignore_ascii_case("resign") {
+            return Ok((Ending::Resignation, Some(c.opponent()), state.move_number()));
+        }
+        let Some(mv) = Move::from_gtp(&answer, m.size) else {
+            return Ok(forfeit(c, format!("not a vertex: {answer:?}"), &state));
+        };
+        if let Err(why) = state.play(mv) {
+            return Ok(forfeit(c, format!("illegal move {answer}: {why}"), &state));
+        }
+        match other.send(&format!("play {} {answer}", gtp_color(c)), m.timeout) {
+            Ok(Reply::Ok(_)) => {}
+            Ok(Reply::Err(e)) => {
+                return Ok(forfeit(
+                    c.opponent(),
+                    format!("refused the legal move {answer}: {e}"),
+                    &state,
+                ));
+            }
+            Err(e) => return Ok(forfeit(c.opponent(), e.to_string(), &state)),
+        }
+    }
+    let wmb = count(&state, black, white, m)?;
+    Ok((
+        Ending::Score { white_minus_black: wmb },
+        winner_of(wmb),
+        state.move_number(),
+    ))
+}
+
+/// The count by area, with the dead stones both engines name when they agree, and the
+/// rules crate's estimate otherwise.
+fn count(state: &State, black: &mut Client, white: &mut Client, m: &MatchSettings) -> Result<f64, ClientError> {
+    let mut lists = Vec::new();
+    for e in [black, white] {
+        let list = match e.send("final_status_list dead", m.timeout) {
+            Ok(Reply::Ok(text)) => text
+                .split_whitespace()
+                .map(|v| Point::from_gtp(v, m.size))
+                .collect::<Option<Vec<Point>>>(),
+            _ => None,
+        };
+        lists.push(list.map(|mut l| {
+            l.sort_by_key(|p| (p.y, p.x));
+            l
+        }));
+    }
+    let dead = match (&lists[0], &lists[1]) {
+        (Some(a), Some(b)) if a == b => a.clone(),
+        _ => weiqi_rules::estimate_dead(state, 200, 0.8),
+    };
+    Ok(state
+        .area_score(&dead)
+        .or_else(|_| state.area_score(&[]))
+        .map(|s| s.white_minus_black)
+        .unwrap_or(0.0))
+}
+
+/// Wins, losses and draws of engine A, with a 95% Wilson interval on its win rate (a draw
+/// counts half a win).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tally {
+    pub games: u32,
+    pub a_wins: u32,
+    pub b_wins: u32,
+    pub draws: u32,
+}
+
+impl Tally {
+    pub fn add(&mut self, o: &GameOutcome) {
+        self.games += 1;
+        match o.a_won() {
+            Some(true) => self.a_wins += 1,
+            Some(false) => self.b_wins += 1,
+            None => self.draws += 1,
+        }
+    }
+
+    pub fn a_win_rate(&self) -> f64 {
+        if self.games == 0 {
+            return 0.0;
+        }
+        (self.a_wins as f64 + 0.5 * self.draws as f64) / self.games as f64
+    }
+
+    /// The 95% Wilson score interval of A's win rate.
+    pub fn wilson95(&self) -> (f64, f64) {
+        if self.games == 0 {
+            return (0.0, 1.0);
+        }
+        let (n, p, z) = (self.games as f64, self.a_win_rate(), 1.96f64);
+        let denom = 1.0 + z * z / n;
+        let centre = (p + z * z / (2.0 * n)) / denom;
+        let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+        ((centre - half).max(0.0), (centre + half).min(1.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_interval_matches_the_formula() {
+        let t = Tally {
+            games: 100,
+            a_wins: 50,
+            b_wins: 50,
+            draws: 0,
+        };
+        let (lo, hi) = t.wilson95();
+        assert!((lo - 0.4038).abs() < 1e-3 && (hi - 0.5962).abs() < 1e-3, "{lo} {hi}");
+        let none = Tally {
+            games: 10,
+            a_wins: 0,
+            b_wins: 10,
+            draws: 0,
+        };
+        assert_eq!(none.wilson95().0, 0.0);
+        assert!(none.wilson95().1 > 0.2 && none.wilson95().1 < 0.35);
+    }
+}
