@@ -2,21 +2,32 @@
 
 use std::time::Duration;
 
-use weiqi_gtp::{Engine, PlayerKind, RandomPlayer};
-use weiqi_rules::Preset;
+use weiqi_gtp::{Engine, MctsPlayer, MctsSettings, Player, PlayerKind, RandomPlayer};
+use weiqi_rules::{Policy, Preset};
 
 #[derive(clap::Args)]
 pub struct GtpArgs {
     /// Rules preset: chinese (positional superko), japanese, tromp-taylor, ...
     #[arg(long, default_value = "chinese")]
     rules: Preset,
-    /// Who chooses the moves: uniform or light (random playout policies).
-    #[arg(long, default_value = "light")]
+    /// Who chooses the moves: uniform or light (random playout policies), or mcts (tree
+    /// search over light playouts).
+    #[arg(long, default_value = "mcts")]
     player: PlayerKind,
     /// The most seconds a move may take, whatever the clock allows.
     #[arg(long, default_value_t = 1.0)]
     seconds: f64,
-    /// Seed of the player's random choices (a fixed seed repeats a game).
+    /// mcts: playouts per move (0: as many as the time allows).
+    #[arg(long, default_value_t = 0)]
+    playouts: u32,
+    /// mcts: search threads.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// mcts: resign below this estimated win rate (0 never resigns).
+    #[arg(long, default_value_t = 0.1)]
+    resign_below: f64,
+    /// Seed of the player's random choices (with one thread, a fixed seed and playout count
+    /// repeat a game).
     #[arg(long, default_value_t = 1)]
     seed: u64,
 }
@@ -26,7 +37,17 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
         args.seconds.is_finite() && args.seconds > 0.0,
         "--seconds must be a positive number"
     );
-    let player = Box::new(RandomPlayer::new(args.player, args.seed));
+    anyhow::ensure!((1..=256).contains(&args.threads), "--threads is 1 to 256");
+    let player: Box<dyn Player> = match args.player {
+        PlayerKind::Uniform => Box::new(RandomPlayer::new(Policy::Uniform, args.seed)),
+        PlayerKind::Light => Box::new(RandomPlayer::new(Policy::Light, args.seed)),
+        PlayerKind::Mcts => Box::new(MctsPlayer::new(MctsSettings {
+            playouts: args.playouts,
+            threads: args.threads,
+            seed: args.seed,
+            resign_below: args.resign_below,
+        })),
+    };
     let mut engine = Engine::new(args.rules, player, Duration::from_secs_f64(args.seconds));
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();

@@ -7,7 +7,8 @@
 //! - `protocol` — the framing: lines in (ids, comments, empty lines), `=`/`?` answers out;
 //! - `engine` — the board the controller sets up and the commands that change or read it;
 //! - `timing` — the controller's time settings and what is left, as a per-move budget;
-//! - `player` — who chooses the moves (`genmove`);
+//! - `player`, `mcts` — who chooses the moves (`genmove`): random playout policies, or a
+//!   Monte Carlo tree search over them;
 //! - `client`, `referee` — the other side: engines in child processes, and a referee
 //!   that plays them against each other (`weiqi match`).
 //!
@@ -16,6 +17,7 @@
 
 mod client;
 mod engine;
+mod mcts;
 mod player;
 mod protocol;
 mod referee;
@@ -23,7 +25,8 @@ mod timing;
 
 pub use client::{Client, ClientError};
 pub use engine::{COMMANDS, Engine};
-pub use player::{Player, PlayerKind, RandomPlayer};
+pub use mcts::{MctsPlayer, MctsSettings};
+pub use player::{Choice, Player, PlayerKind, RandomPlayer};
 pub use protocol::{Line, Reply};
 pub use referee::{Ending, GameOutcome, MatchSettings, Tally, play_game};
 pub use timing::{Budget, TimeSettings};

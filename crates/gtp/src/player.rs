@@ -28,6 +28,8 @@ pub enum PlayerKind {
     Uniform,
     /// A random legal move that fills none of its own one-point eyes; pass when none is left.
     Light,
+    /// Monte Carlo tree search over light playouts (`MctsPlayer`).
+    Mcts,
 }
 
 impl std::str::FromStr for PlayerKind {
@@ -36,7 +38,8 @@ impl std::str::FromStr for PlayerKind {
         match s {
             "uniform" => Ok(PlayerKind::Uniform),
             "light" => Ok(PlayerKind::Light),
-            _ => Err(format!("unknown player {s:?} (uniform or light)")),
+            "mcts" => Ok(PlayerKind::Mcts),
+            _ => Err(format!("unknown player {s:?} (uniform, light or mcts)")),
         }
     }
 }
@@ -48,11 +51,7 @@ pub struct RandomPlayer {
 }
 
 impl RandomPlayer {
-    pub fn new(kind: PlayerKind, seed: u64) -> RandomPlayer {
-        let policy = match kind {
-            PlayerKind::Uniform => Policy::Uniform,
-            PlayerKind::Light => Policy::Light,
-        };
+    pub fn new(policy: Policy, seed: u64) -> RandomPlayer {
         RandomPlayer {
             policy,
             rng: SmallRng::seed_from_u64(seed),

@@ -5,10 +5,10 @@
 
 use std::time::Duration;
 
-use weiqi_gtp::{Engine, PlayerKind, RandomPlayer, serve};
-use weiqi_rules::Preset;
+use weiqi_gtp::{Engine, RandomPlayer, serve};
+use weiqi_rules::{Policy, Preset};
 
-fn engine(kind: PlayerKind) -> Engine {
+fn engine(kind: Policy) -> Engine {
     Engine::new(
         Preset::Chinese,
         Box::new(RandomPlayer::new(kind, 7)),
@@ -56,7 +56,7 @@ fn fixture(name: &str) -> String {
 
 #[test]
 fn framing_ids_comments_and_unknown_commands() {
-    let mut e = engine(PlayerKind::Light);
+    let mut e = engine(Policy::Light);
     let out = raw(
         &mut e,
         "\n# a comment\n1 protocol_version\nname # trailing\n7 frobnicate\n  \n3 version\n",
@@ -101,7 +101,7 @@ fn framing_ids_comments_and_unknown_commands() {
 
 #[test]
 fn board_sizes_play_undo_and_showboard() {
-    let mut e = engine(PlayerKind::Light);
+    let mut e = engine(Policy::Light);
     for bad in ["boardsize 1", "boardsize 26", "boardsize 0"] {
         assert_eq!(one(&mut e, bad), (false, "unacceptable size".into()), "{bad}");
     }
@@ -129,7 +129,7 @@ fn board_sizes_play_undo_and_showboard() {
 /// and a file holding it is refused by `loadsgf` (the board as it was).
 #[test]
 fn superko_and_loadsgf_refusals() {
-    let mut e = engine(PlayerKind::Light);
+    let mut e = engine(Policy::Light);
     let file = fixture("superko_sending_two_returning_one.sgf");
     assert!(one(&mut e, "boardsize 9").0);
     let (ok, why) = one(&mut e, &format!("loadsgf {file}"));
@@ -155,7 +155,7 @@ fn superko_and_loadsgf_refusals() {
 /// R9: handicap stones on an empty board only, at the standard points or placed freely.
 #[test]
 fn handicap_commands() {
-    let mut e = engine(PlayerKind::Light);
+    let mut e = engine(Policy::Light);
     one(&mut e, "boardsize 19");
     let (ok, two) = one(&mut e, "fixed_handicap 2");
     assert!(ok && two.split_whitespace().count() == 2, "{two}");
@@ -181,7 +181,7 @@ fn handicap_commands() {
 /// passes, and the end commands answer.
 #[test]
 fn genmove_to_the_end_then_score_and_status() {
-    let mut e = engine(PlayerKind::Light);
+    let mut e = engine(Policy::Light);
     one(&mut e, "boardsize 9");
     one(&mut e, "kgs-time_settings byoyomi 0 1 3");
     one(&mut e, "time_left black 1 3");
@@ -218,7 +218,7 @@ fn genmove_to_the_end_then_score_and_status() {
 /// R11: printsgf then loadsgf gives back the same position.
 #[test]
 fn printsgf_and_loadsgf_round_trip() {
-    let mut e = engine(PlayerKind::Uniform);
+    let mut e = engine(Policy::Uniform);
     answers(
         &mut e,
         "boardsize 7\nkomi 0.5\nplay black D4\nplay white C3\nplay black E5\n",

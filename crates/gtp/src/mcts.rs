@@ -1,0 +1,351 @@
+//! A Monte Carlo tree search player without a network: UCT with RAVE (all-moves-as-first
+//! statistics, MoGo's blend) over the rules crate's light playouts, root parallelism over
+//! threads, the tree kept between moves, and a pass and resign policy.
+
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use weiqi_rules::{Color, Move, Point, Policy, State};
+
+use crate::player::{Choice, Player, to_move};
+use crate::timing::Budget;
+
+/// How the search is bounded and when it gives up.
+#[derive(Debug, Clone, Copy)]
+pub struct MctsSettings {
+    /// Playouts per move over all threads (0: only the time budget bounds it).
+    pub playouts: u32,
+    pub threads: usize,
+    pub seed: u64,
+    /// Resign below this win rate at the root (after at least [`RESIGN_MIN_VISITS`]).
+    pub resign_below: f64,
+}
+
+/// RAVE's equivalence parameter: at this many visits a node's own statistics and its
+/// all-moves-as-first statistics weigh the same (MoGo used about 1,000).
+const RAVE_EQUIVALENCE: f64 = 1000.0;
+/// UCB's exploration constant (small: RAVE does most of the exploring).
+const EXPLORATION: f64 = 0.1;
+/// Visits before a resignation can be trusted.
+const RESIGN_MIN_VISITS: u32 = 500;
+/// A tree larger than this many nodes starts over (memory bound: about 60 MB per thread).
+const MAX_NODES: usize = 1_000_000;
+
+struct Node {
+    mv: Move,
+    /// The colour that played `mv` into this node.
+    by: Color,
+    parent: u32,
+    /// Children: `first..first + count` in the arena, once expanded.
+    first: u32,
+    count: u32,
+    expanded: bool,
+    visits: u32,
+    /// Wins of `by` through this node.
+    wins: f32,
+    amaf_visits: u32,
+    amaf_wins: f32,
+}
+
+impl Node {
+    fn new(mv: Move, by: Color, parent: u32) -> Node {
+        Node {
+            mv,
+            by,
+            parent,
+            first: 0,
+            count: 0,
+            expanded: false,
+            visits: 0,
+            wins: 0.0,
+            amaf_visits: 0,
+            amaf_wins: 0.0,
+        }
+    }
+
+    /// UCT-RAVE value for choosing among siblings, of `parent_visits`.
+    fn score(&self, parent_visits: u32) -> f64 {
+        let (n, an) = (self.visits as f64, self.amaf_visits as f64);
+        let q = if n > 0.0 { self.wins as f64 / n } else { 0.5 };
+        let aq = if an > 0.0 { self.amaf_wins as f64 / an } else { 0.5 };
+        // A pass has no all-moves-as-first statistics (a pass is not a point).
+        let beta = if self.mv == Move::Pass {
+            0.0
+        } else {
+            (RAVE_EQUIVALENCE / (3.0 * n + RAVE_EQUIVALENCE)).sqrt()
+        };
+        let value = (1.0 - beta) * q + beta * aq;
+        let explore = if n > 0.0 {
+            EXPLORATION * ((parent_visits.max(1) as f64).ln() / n).sqrt()
+        } else {
+            // First-play urgency: an unvisited move is tried before any other of equal value.
+            1.0
+        };
+        value + explore
+    }
+}
+
+/// One search tree over the game from its root position.
+struct Tree {
+    nodes: Vec<Node>,
+    root: u32,
+    /// The root's position: its move number and repetition key, to find it again.
+    root_at: (usize, u128),
+    rng: SmallRng,
+}
+
+/// A point whose on-board neighbours are all stones of `c`: filling it is never useful.
+fn own_eye(state: &State, p: Point, c: Color) -> bool {
+    let b = state.board();
+    let (x, y) = (p.x as i32, p.y as i32);
+    [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
+        .into_iter()
+        .filter(|&(a, b2)| a >= 0 && b2 >= 0 && a < b.width() as i32 && b2 < b.height() as i32)
+        .all(|(a, b2)| b.get(Point::new(a as u8, b2 as u8)) == Some(c))
+}
+
+impl Tree {
+    fn new(state: &State, seed: u64) -> Tree {
+        let root = Node::new(Move::Pass, state.to_move().opponent(), u32::MAX);
+        Tree {
+            nodes: vec![root],
+            root: 0,
+            root_at: (state.move_number(), state.key()),
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Moves the root down along the moves played since (tree reuse); false when the tree
+    /// does not lead there.
+    fn advance_to(&mut self, state: &State) -> bool {
+        let (n, _) = self.root_at;
+        if state.move_number() < n || self.nodes.len() > MAX_NODES {
+            return false;
+        }
+        let mut node = self.root;
+        for &(_, mv) in &state.moves()[n..] {
+            let nd = &self.nodes[node as usize];
+            let found = (nd.first..nd.first + nd.count).find(|&k| self.nodes[k as usize].mv == mv);
+            match found {
+                Some(k) => node = k,
+                None => return false,
+            }
+        }
+        self.root = node;
+        self.root_at = (state.move_number(), state.key());
+        true
+    }
+
+    fn expand(&mut self, node: u32, state: &State) {
+        let c = state.to_move();
+        let first = self.nodes.len() as u32;
+        let mut count = 0;
+        if !state.is_over() {
+            for p in state.board().empty_points().collect::<Vec<_>>() {
+                let mv = Move::Place(p);
+                if !own_eye(state, p, c) && state.is_legal(mv) {
+                    self.nodes.push(Node::new(mv, c, node));
+                    count += 1;
+                }
+            }
+            self.nodes.push(Node::new(Move::Pass, c, node));
+            count += 1;
+        }
+        let nd = &mut self.nodes[node as usize];
+        (nd.first, nd.count, nd.expanded) = (first, count, true);
+    }
+
+    /// One simulation from the root: select and expand down the tree, play out, back up.
+    fn simulate(&mut self, root_state: &State, cleanup: bool) {
+        let mut state = root_state.clone();
+        let mut node = self.root;
+        // (colour, point) of every move after the root, for the AMAF statistics.
+        let mut played: Vec<(Color, Move)> = Vec::new();
+        loop {
+            if !self.nodes[node as usize].expanded {
+                self.expand(node, &state);
+                break;
+            }
+            let nd = &self.nodes[node as usize];
+            if nd.count == 0 {
+                break;
+            }
+            let parent_visits = nd.visits;
+            let at_root = node == self.root;
+            let best = (nd.first..nd.first + nd.count)
+                .filter(|&k| !(cleanup && at_root && self.nodes[k as usize].mv == Move::Pass && nd.count > 1))
+                .max_by(|&a, &b| {
+                    let (sa, sb) = (
+                        self.nodes[a as usize].score(parent_visits),
+                        self.nodes[b as usize].score(parent_visits),
+                    );
+                    sa.total_cmp(&sb)
+                });
+            let Some(best) = best else { break };
+            let child = &self.nodes[best as usize];
+            played.push((child.by, child.mv));
+            if state.play(child.mv).is_err() {
+                // (Children are legal when made; a superko ban by another path can differ.)
+                break;
+            }
+            node = best;
+        }
+        // Playout: light moves to the end, then count by area with every stone alive.
+        let start = state.move_number();
+        state.play_random_game(Policy::Light, &mut self.rng, start + 3 * state.board().area() as usize);
+        played.extend(state.moves()[start..].iter().copied());
+        let wmb = state.tromp_taylor_score().white_minus_black;
+        let winner = if wmb > 0.0 {
+            Some(Color::White)
+        } else if wmb < 0.0 {
+            Some(Color::Black)
+        } else {
+            None
+        };
+        self.backup(node, winner, &played);
+    }
+
+    fn backup(&mut self, leaf: u32, winner: Option<Color>, played: &[(Color, Move)]) {
+        let result = |c: Color| match winner {
+            Some(w) if w == c => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        };
+        // Moves from each depth on: the AMAF set of a node is what was played after it.
+        let depth_of_leaf = {
+            let mut d = 0;
+            let mut n = leaf;
+            while n != self.root {
+                n = self.nodes[n as usize].parent;
+                d += 1;
+            }
+            d
+        };
+        let mut node = leaf;
+        let mut depth = depth_of_leaf;
+        loop {
+            let nd = &mut self.nodes[node as usize];
+            nd.visits += 1;
+            nd.wins += result(nd.by);
+            // The children's AMAF: every later move of the child's colour, first time only.
+            let (first, count) = (nd.first, nd.count);
+            let later = &played[depth.min(played.len())..];
+            for k in first..first + count {
+                let child = &self.nodes[k as usize];
+                let (by, mv) = (child.by, child.mv);
+                if mv != Move::Pass && later.iter().any(|&(c, m)| c == by && m == mv) {
+                    let child = &mut self.nodes[k as usize];
+                    child.amaf_visits += 1;
+                    child.amaf_wins += result(by);
+                }
+            }
+            if node == self.root {
+                break;
+            }
+            node = self.nodes[node as usize].parent;
+            depth -= 1;
+        }
+    }
+
+    /// Visits and wins of each root move.
+    fn root_stats(&self) -> Vec<(Move, u32, f32)> {
+        let r = &self.nodes[self.root as usize];
+        (r.first..r.first + r.count)
+            .map(|k| {
+                let n = &self.nodes[k as usize];
+                (n.mv, n.visits, n.wins)
+            })
+            .collect()
+    }
+}
+
+/// The MCTS player.
+pub struct MctsPlayer {
+    settings: MctsSettings,
+    trees: Vec<Tree>,
+    moves_made: u64,
+}
+
+impl MctsPlayer {
+    pub fn new(settings: MctsSettings) -> MctsPlayer {
+        MctsPlayer {
+            settings: MctsSettings {
+                threads: settings.threads.max(1),
+                ..settings
+            },
+            trees: Vec::new(),
+            moves_made: 0,
+        }
+    }
+}
+
+impl Player for MctsPlayer {
+    fn genmove(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> Choice {
+        let root = to_move(state, color);
+        if root.legal_moves().len() <= 1 {
+            return Choice::Play(Move::Pass);
+        }
+        let threads = self.settings.threads;
+        // Reuse each thread's tree when it leads to this position; a fresh one otherwise.
+        let old = std::mem::take(&mut self.trees);
+        let mut trees: Vec<Tree> = old
+            .into_iter()
+            .filter_map(|mut t| (root.to_move() == state.to_move() && t.advance_to(&root)).then_some(t))
+            .collect();
+        while trees.len() < threads {
+            let seed = self.settings.seed ^ (self.moves_made << 8) ^ trees.len() as u64;
+            trees.push(Tree::new(&root, seed));
+        }
+        trees.truncate(threads);
+        self.moves_made += 1;
+        let per_thread = (self.settings.playouts as usize).div_ceil(threads);
+        let deadline = Instant::now() + budget.time;
+        std::thread::scope(|s| {
+            for t in trees.iter_mut() {
+                let root = &root;
+                s.spawn(move || {
+                    let mut done = 0;
+                    while (per_thread == 0 || done < per_thread) && (done % 16 != 0 || Instant::now() < deadline) {
+                        t.simulate(root, cleanup);
+                        done += 1;
+                    }
+                });
+            }
+        });
+        // Root parallelism: the threads' root statistics summed by move.
+        let mut total: Vec<(Move, u32, f32)> = Vec::new();
+        for t in &trees {
+            for (mv, n, w) in t.root_stats() {
+                match total.iter_mut().find(|x| x.0 == mv) {
+                    Some(x) => (x.1, x.2) = (x.1 + n, x.2 + w),
+                    None => total.push((mv, n, w)),
+                }
+            }
+        }
+        self.trees = trees;
+        let visits: u32 = total.iter().map(|x| x.1).sum();
+        let Some(&(best, n, w)) = total
+            .iter()
+            .filter(|x| !(cleanup && x.0 == Move::Pass && total.len() > 1))
+            .max_by_key(|x| x.1)
+        else {
+            return Choice::Play(Move::Pass);
+        };
+        let rate = if n > 0 { w as f64 / n as f64 } else { 0.5 };
+        if visits >= RESIGN_MIN_VISITS && rate < self.settings.resign_below && !cleanup {
+            return Choice::Resign;
+        }
+        // After the opponent passed, pass too when that wins: ending now is as good as
+        // playing on, and no one keeps filling the board.
+        let opponent_passed = matches!(root.moves().last(), Some((_, Move::Pass)));
+        if opponent_passed && !cleanup {
+            let dead = weiqi_rules::estimate_dead(&root, 100, 0.8);
+            let wmb = root.area_score(&dead).map_or(0.0, |s| s.white_minus_black);
+            if (color == Color::White) == (wmb > 0.0) && wmb != 0.0 {
+                return Choice::Play(Move::Pass);
+            }
+        }
+        Choice::Play(best)
+    }
+}

@@ -1,0 +1,75 @@
+//! The tree search player: stronger than the playouts it searches with, and it ends a won
+//! game by passing.
+
+use std::time::Duration;
+
+use weiqi_gtp::{Budget, Choice, MctsPlayer, MctsSettings, Player, RandomPlayer};
+use weiqi_rules::{Board, Color, Move, Policy, Preset, State};
+
+fn mcts(playouts: u32, seed: u64) -> MctsPlayer {
+    MctsPlayer::new(MctsSettings {
+        playouts,
+        threads: 1,
+        seed,
+        resign_below: 0.0,
+    })
+}
+
+const BUDGET: Budget = Budget {
+    time: Duration::from_secs(30),
+};
+
+/// Plays one game; returns the winner by area (every stone alive: light play ends with
+/// the dead captured).
+fn game(black: &mut dyn Player, white: &mut dyn Player, size: u8) -> Option<Color> {
+    let mut rules = Preset::Chinese.rules();
+    rules.komi = 0.5;
+    let mut s = State::new(size, rules).unwrap();
+    while !s.is_over() && s.move_number() < 300 {
+        let c = s.to_move();
+        let p: &mut dyn Player = if c == Color::Black { &mut *black } else { &mut *white };
+        match p.genmove(&s, c, BUDGET, false) {
+            Choice::Play(m) => s.play(m).expect("players choose legal moves"),
+            Choice::Resign => return Some(c.opponent()),
+        };
+    }
+    let wmb = s.tromp_taylor_score().white_minus_black;
+    (wmb != 0.0).then_some(if wmb > 0.0 { Color::White } else { Color::Black })
+}
+
+#[test]
+fn search_beats_the_light_playouts_it_searches_with() {
+    let mut wins = 0;
+    for k in 0..4u64 {
+        let mut m = mcts(400, k);
+        let mut light = RandomPlayer::new(Policy::Light, 100 + k);
+        let mcts_black = k % 2 == 0;
+        let winner = if mcts_black {
+            game(&mut m, &mut light, 7)
+        } else {
+            game(&mut light, &mut m, 7)
+        };
+        if winner == Some(if mcts_black { Color::Black } else { Color::White }) {
+            wins += 1;
+        }
+    }
+    assert_eq!(wins, 4, "400 playouts a move win every game against light play");
+}
+
+#[test]
+fn passes_after_the_opponent_when_the_game_is_won() {
+    let board = Board::from_rows(&[".x.x.", "xxxxx", ".....", "xxxxx", ".x.x."]).unwrap();
+    let mut rules = Preset::Chinese.rules();
+    rules.komi = 0.5;
+    let mut s = State::from_board(board, Color::White, rules);
+    s.pass();
+    assert_eq!(
+        mcts(200, 1).genmove(&s, Color::Black, BUDGET, false),
+        Choice::Play(Move::Pass)
+    );
+    // In cleanup (play it out) it does not pass while it has a move that fills no eye.
+    assert_ne!(
+        mcts(200, 1).genmove(&s, Color::Black, BUDGET, true),
+        Choice::Play(Move::Pass)
+    );
+}
