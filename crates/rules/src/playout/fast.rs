@@ -33,6 +33,10 @@ pub struct Playout {
     /// Cell of the last placement (0: none or a pass), for the heavy policy.
     last: usize,
     moves: Vec<Move>,
+    /// Position keys after each move that removed stones: a cycle (double ko and the like,
+    /// which simple ko allows forever) must pass through one of them again.
+    removal_keys: Vec<u128>,
+    cycled: bool,
     exact: Option<State>,
 }
 
@@ -48,6 +52,8 @@ impl Playout {
             suicide: false,
             last: 0,
             moves: Vec::new(),
+            removal_keys: Vec::new(),
+            cycled: false,
             exact: None,
         }
     }
@@ -58,6 +64,11 @@ impl Playout {
 
     /// Plays from `from` until two consecutive passes or `max_moves` plies; returns the
     /// plies played. `from` is not changed; the end position is [`Playout::board`].
+    ///
+    /// With simple ko, a playout also stops when a move that removed stones recreates a
+    /// position seen after an earlier such move ([`Playout::cycled`]): the game would turn
+    /// in that cycle until the cap, as search engines' playouts do. The exact rules forbid
+    /// that move as superko.
     pub fn run<R: RngCore + ?Sized>(&mut self, from: &State, rng: &mut R) -> usize {
         self.moves.clear();
         if self.opts.ko == KoCheck::Exact {
@@ -70,7 +81,9 @@ impl Playout {
         self.suicide = from.rules().suicide_allowed;
         self.last = 0;
         self.plies = 0;
-        while self.passes < 2 && self.plies < self.opts.max_moves {
+        self.removal_keys.clear();
+        self.cycled = false;
+        while self.passes < 2 && !self.cycled && self.plies < self.opts.max_moves {
             self.step(rng);
         }
         self.plies
@@ -106,6 +119,11 @@ impl Playout {
         &self.moves
     }
 
+    /// Whether the last run stopped on a repeated position (simple ko only).
+    pub fn cycled(&self) -> bool {
+        self.cycled
+    }
+
     /// Plies played by the last run.
     pub fn plies(&self) -> usize {
         self.plies
@@ -121,7 +139,11 @@ impl Playout {
             Policy::Heavy => {
                 let (b, ko, suicide) = (&self.board, self.ko, self.suicide);
                 let legal = |c: usize| c != ko && b.is_legal_simple(c, me, suicide);
-                heavy::choose(b, me, self.last, legal, rng).or_else(|| self.sample::<R, HEAVY>(rng, me))
+                heavy::choose(b, me, self.last, legal, rng)
+                    .or_else(|| self.sample::<R, HEAVY>(rng, me))
+                    // Only big self-ataris left: play one rather than pass while the
+                    // opponent throws in forever (a cycle light play would break).
+                    .or_else(|| self.sample::<R, LIGHT>(rng, me))
             }
         };
         match choice {
@@ -172,6 +194,15 @@ impl Playout {
         self.last = cell;
         self.passes = 0;
         self.to_move = self.to_move.opponent();
+        if removed != [0, 0] {
+            // Situational key: the same stones with the other player to move differ.
+            let key = self.board.hash() ^ (self.to_move == Color::White) as u128;
+            if self.removal_keys.contains(&key) {
+                self.cycled = true;
+            } else {
+                self.removal_keys.push(key);
+            }
+        }
         if self.opts.record {
             self.moves.push(Move::Place(self.board.point(cell)));
         }

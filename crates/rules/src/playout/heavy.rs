@@ -22,10 +22,12 @@ pub(crate) fn choose<R: RngCore + ?Sized>(
     legal: impl Fn(usize) -> bool,
     rng: &mut R,
 ) -> Option<usize> {
-    if last == 0 || board.cell(last) != (me ^ 3) {
+    // One move in ten skips the rules: no fixed answer can then repeat forever (a cycle
+    // of throw-in and capture under simple ko).
+    if last == 0 || board.cell(last) != (me ^ 3) || below(rng, 10) == 0 {
         return None;
     }
-    let good = |c: usize| !board.is_eye(c, me) && legal(c) && !is_big_self_atari(board, c, me);
+    let good = |c: usize| !board.is_eye(c, me) && legal(c) && !is_self_atari(board, c, me, SELF_ATARI_MIN);
     // Capture the stone just played if it stands in atari.
     let h = board.head(last);
     if board.chain_in_atari(h) {
@@ -46,7 +48,8 @@ pub(crate) fn choose<R: RngCore + ?Sized>(
     let mut found = [0usize; 8];
     let mut k = 0;
     for c in ring(board, last) {
-        if board.cell(c) == EMPTY && matches_pattern(board, c) && good(c) {
+        // Pattern moves are never self-atari, not even of one stone.
+        if board.cell(c) == EMPTY && matches_pattern(board, c) && good(c) && !is_self_atari(board, c, me, 1) {
             found[k] = c;
             k += 1;
         }
@@ -58,7 +61,8 @@ pub(crate) fn choose<R: RngCore + ?Sized>(
 #[inline]
 fn ring(board: &Board, i: usize) -> [usize; 8] {
     let [n, w, e, s] = board.neighbors(i);
-    [n, w, e, s, n - 1, n + 1, s - 1, s + 1]
+    // The padded layout has no cell above-left of the first point: cell 0 (border) stands in.
+    [n, w, e, s, n.saturating_sub(1), n + 1, s - 1, s + 1]
 }
 
 /// A move that saves the own chain `h` in atari: capture an adjacent opposing chain in
@@ -99,6 +103,14 @@ fn libs_after(board: &Board, i: usize, me: u8) -> u32 {
 /// one liberty and capture nothing.
 #[inline]
 pub(crate) fn is_big_self_atari(board: &Board, i: usize, me: u8) -> bool {
+    is_self_atari(board, i, me, SELF_ATARI_MIN)
+}
+
+/// Whether `me` at empty `i` would leave a chain of `min_size` stones or more with one
+/// liberty and capture nothing (liberties shared by joined chains are counted once each
+/// chain: a quick bound, not an exact count).
+#[inline]
+fn is_self_atari(board: &Board, i: usize, me: u8, min_size: u32) -> bool {
     let mut size = 1;
     let mut empties = 0;
     let mut heads = [0usize; 4];
@@ -129,5 +141,5 @@ pub(crate) fn is_big_self_atari(board: &Board, i: usize, me: u8) -> bool {
             return false;
         }
     }
-    size >= SELF_ATARI_MIN && k > 0
+    size >= min_size
 }

@@ -94,7 +94,7 @@ impl State {
     }
 
     /// The heavy policy through the exact rules: tactics and patterns, else a light move
-    /// that is no big self-atari.
+    /// that is no big self-atari, else any light move.
     fn choose_heavy<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> Move {
         let me = stone(self.to_move());
         let last = self.last_placed().unwrap_or(0);
@@ -114,7 +114,8 @@ impl State {
                 return Move::Place(self.board().point(cell));
             }
         }
-        Move::Pass
+        // Only big self-ataris left: play one as light would rather than pass.
+        self.choose_random(Policy::Light, rng)
     }
 
     /// Padded index of the last move when it was a placement.

@@ -36,7 +36,8 @@ static TABLE: LazyLock<Vec<u64>> = LazyLock::new(build);
 #[inline]
 pub(crate) fn code(board: &Board, i: usize) -> usize {
     let [n, w, e, s] = board.neighbors(i);
-    let cells = [n - 1, n, n + 1, w, e, s - 1, s, s + 1];
+    // The padded layout has no cell above-left of the first point: cell 0 (border) stands in.
+    let cells = [n.saturating_sub(1), n, n + 1, w, e, s - 1, s, s + 1];
     cells
         .iter()
         .enumerate()
