@@ -8,9 +8,16 @@ use rand::rngs::SmallRng;
 use weiqi_rules::{KoCheck, Playout, PlayoutOptions, Policy, Rules, State};
 
 fn main() {
+    // Optional filter: SIZE POLICY KO (e.g. `19 light simple`).
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let want = |k: usize, v: String| args.get(k).is_none_or(|a| *a == v);
     for size in [9u8, 19] {
         for policy in [Policy::Light, Policy::Heavy] {
             for ko in [KoCheck::Exact, KoCheck::Simple] {
+                let name = format!("{policy:?}").to_lowercase();
+                if !(want(0, size.to_string()) && want(1, name) && want(2, ko.to_string())) {
+                    continue;
+                }
                 let from = State::new(size, Rules::default()).unwrap();
                 let opts = PlayoutOptions {
                     policy,

@@ -429,27 +429,33 @@ impl Board {
         self.libs[i] = 0;
         self.lib_sum[i] = 0;
         self.lib_sq[i] = 0;
+        // One pass for liberties and merges (sums do not depend on the order), then
+        // captures, once every neighbour has lost the liberty at `i`.
+        let mut touches_opp = false;
         for n in self.neighbors(i) {
             match self.cells[n] {
-                EMPTY => self.add_lib(i, n),
+                EMPTY => {
+                    let h = self.chain[i] as usize;
+                    self.add_lib(h, n);
+                }
                 BORDER => {}
-                _ => {
+                v => {
                     let h = self.chain[n] as usize;
                     self.remove_lib(h, i);
-                }
-            }
-        }
-        for n in self.neighbors(i) {
-            if self.cells[n] == c {
-                let (a, b) = (self.chain[i] as usize, self.chain[n] as usize);
-                if a != b {
-                    self.merge(a, b);
+                    if v == c {
+                        let a = self.chain[i] as usize;
+                        if a != h {
+                            self.merge(a, h);
+                        }
+                    } else {
+                        touches_opp = true;
+                    }
                 }
             }
         }
         let mut removed = [0u32; 2];
         for n in self.neighbors(i) {
-            if self.cells[n] == opp {
+            if touches_opp && self.cells[n] == opp {
                 let h = self.chain[n] as usize;
                 if self.libs[h] == 0 {
                     removed[opp as usize - 1] += self.remove_chain(h);
@@ -611,7 +617,7 @@ impl Board {
     /// Whether placing `c` on empty cell `i` keeps a liberty or captures: the board part of
     /// legality without computing the hash (playouts that check only simple ko). With
     /// `suicide_allowed` every empty point passes.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn is_legal_simple(&self, i: usize, c: u8, suicide_allowed: bool) -> bool {
         for n in self.neighbors(i) {
             let v = self.cells[n];
@@ -684,6 +690,12 @@ impl Board {
         self.empties.clone_from(&other.empties);
         self.empty_pos.clone_from(&other.empty_pos);
         self.hash = other.hash;
+    }
+
+    /// Whether the empty point `p` is a single-point eye of `c`: every neighbour on the
+    /// board is a stone of `c` (what light playouts never fill).
+    pub fn is_eye_of(&self, p: Point, c: Color) -> bool {
+        self.contains(p) && self.cells[self.index(p)] == EMPTY && self.is_eye(self.index(p), stone(c))
     }
 
     /// Whether `i` is a single-point eye of colour value `c`: every neighbour on the board is

@@ -11,7 +11,9 @@
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use weiqi_rules::{Board, Color, Illegal, KoCheck, KoRule, Move, Playout, PlayoutOptions, Point, Policy, Rules, State, score};
+use weiqi_rules::{
+    Board, Color, Illegal, KoCheck, KoRule, Move, Playout, PlayoutOptions, Point, Policy, Rules, State, score,
+};
 
 const POLICIES: [Policy; 3] = [Policy::Uniform, Policy::Light, Policy::Heavy];
 
@@ -152,7 +154,10 @@ fn full_size_playouts_replay() {
                 }
                 assert_eq!(s.board(), p.board(), "{size} {policy:?} {seed}");
                 if policy != Policy::Uniform {
-                    assert!(s.is_over() || p.cycled(), "{size} {policy:?} {seed}: no end in 600 plies");
+                    assert!(
+                        s.is_over() || p.cycled(),
+                        "{size} {policy:?} {seed}: no end in 600 plies"
+                    );
                 }
             }
         }

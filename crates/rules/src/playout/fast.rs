@@ -19,6 +19,9 @@ const UNIFORM: u8 = 0;
 const LIGHT: u8 = 1;
 const HEAVY: u8 = 2;
 
+/// Draws with replacement before the exhaustive shuffle (see [`Playout::sample`]).
+const QUICK_TRIES: usize = 8;
+
 /// A reusable playout runner; keeps its scratch board between runs.
 #[derive(Clone, Debug)]
 pub struct Playout {
@@ -156,9 +159,24 @@ impl Playout {
     /// Draws without replacement from the empty list (a partial Fisher-Yates shuffle) until
     /// a legal candidate. `UNIFORM` counts pass as one more candidate and takes eyes too;
     /// `LIGHT` skips own eyes; `HEAVY` skips big self-ataris as well.
+    ///
+    /// A few draws with replacement come first: they need no swap, and most moves are
+    /// found there. Each phase alone picks uniformly among the acceptable candidates, so
+    /// the two together do too.
     #[inline(always)]
     fn sample<R: RngCore + ?Sized, const MODE: u8>(&mut self, rng: &mut R, me: u8) -> Option<usize> {
         let n = self.board.empty_count();
+        let with_pass = (MODE == UNIFORM) as usize;
+        for _ in 0..QUICK_TRIES {
+            let k = below(rng, n + with_pass);
+            if k == n {
+                return None; // pass drawn (uniform), or no empty point at all
+            }
+            let cell = self.board.empties()[k] as usize;
+            if self.acceptable::<MODE>(cell, me) {
+                return Some(cell);
+            }
+        }
         let mut i = 0;
         loop {
             let pick = if MODE == UNIFORM {
@@ -173,17 +191,23 @@ impl Playout {
                 }
                 i + below(rng, n - i)
             };
-            self.board.swap_empties(i, pick);
-            let cell = self.board.empties()[i] as usize;
-            let ok = cell != self.ko
-                && (MODE == UNIFORM || !self.board.is_eye(cell, me))
-                && self.board.is_legal_simple(cell, me, self.suicide)
-                && (MODE != HEAVY || !heavy::is_big_self_atari(&self.board, cell, me));
-            if ok {
+            let cell = self.board.empties()[pick] as usize;
+            if self.acceptable::<MODE>(cell, me) {
+                // Only rejected candidates need to leave the undrawn part of the list.
                 return Some(cell);
             }
+            self.board.swap_empties(i, pick);
             i += 1;
         }
+    }
+
+    /// Whether the sampler may play `me` at empty `cell`.
+    #[inline(always)]
+    fn acceptable<const MODE: u8>(&self, cell: usize, me: u8) -> bool {
+        cell != self.ko
+            && (MODE == UNIFORM || !self.board.is_eye(cell, me))
+            && self.board.is_legal_simple(cell, me, self.suicide)
+            && (MODE != HEAVY || !heavy::is_big_self_atari(&self.board, cell, me))
     }
 
     #[inline]

@@ -38,10 +38,11 @@ pub(crate) fn choose<R: RngCore + ?Sized>(
     }
     // Save own chains the last move put in atari: capture a neighbour in atari, or extend.
     for n in board.neighbors(last) {
-        if board.cell(n) == me && board.chain_in_atari(board.head(n)) {
-            if let Some(c) = save(board, board.head(n), me).filter(|&c| good(c)) {
-                return Some(c);
-            }
+        if board.cell(n) == me
+            && board.chain_in_atari(board.head(n))
+            && let Some(c) = save(board, board.head(n), me).filter(|&c| good(c))
+        {
+            return Some(c);
         }
     }
     // A 3x3 pattern on an empty point around the last move, chosen at random among those.
