@@ -1,4 +1,5 @@
-//! `weiqi bench playouts`: random games with full legality checking (exact superko).
+//! `weiqi bench playouts`: random games per policy, size and ko check (exact superko
+//! through the full engine, or simple ko on the playout runner); `weiqi bench selfplay`.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -7,19 +8,26 @@ use clap::Subcommand;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde_json::json;
-use weiqi_rules::{Policy, Preset, State};
+use weiqi_rules::{KoCheck, Playout, PlayoutOptions, Policy, Preset, State};
 
 #[derive(Subcommand)]
 pub enum BenchCommand {
-    /// Plays random games for a while and reports games/s and moves/s.
+    /// Plays random games for a while and reports games and moves per CPU second and the
+    /// mean game length, for each size, policy and ko check given (comma-separated lists).
     Playouts {
-        #[arg(long, default_value_t = 9)]
-        size: u8,
+        #[arg(long, value_delimiter = ',', default_value = "9")]
+        size: Vec<u8>,
+        /// Seconds per configuration.
         #[arg(long, default_value_t = 5.0)]
         seconds: f64,
-        /// uniform: any legal move or pass; light: no filling own single-point eyes.
-        #[arg(long, default_value = "uniform")]
-        policy: Policy,
+        /// uniform: any legal move or pass; light: no filling own single-point eyes;
+        /// heavy: light plus captures, atari escapes, 3x3 patterns, no big self-atari.
+        #[arg(long, value_delimiter = ',', default_value = "uniform")]
+        policy: Vec<Policy>,
+        /// exact: the game's superko through the full engine; simple: simple ko only, no
+        /// history (what search engines use in playouts).
+        #[arg(long, value_delimiter = ',', default_value = "exact")]
+        ko: Vec<KoCheck>,
         #[arg(long, default_value_t = 1)]
         threads: usize,
         #[arg(long, default_value = "chinese")]
@@ -53,12 +61,37 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
             size,
             seconds,
             policy,
+            ko,
             threads,
             rules,
             max_moves,
             seed,
             json,
-        } => playouts(size, seconds, policy, threads, rules, max_moves, seed, json),
+        } => {
+            let opts = PlayoutBench {
+                seconds,
+                threads,
+                rules,
+                max_moves,
+                seed,
+                json,
+            };
+            if !json {
+                println!("rules {rules}, {threads} thread(s), {seconds} s per row; figures per CPU second");
+                println!(
+                    "{:<7} {:<7} {:<6} {:>9} {:>11} {:>7} {:>12} {:>12} {:>10}",
+                    "size", "policy", "ko", "games", "moves", "cpu_s", "games/cpu_s", "moves/cpu_s", "mean_len"
+                );
+            }
+            for &sz in &size {
+                for &p in &policy {
+                    for &k in &ko {
+                        playouts(sz, p, k, &opts)?;
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         BenchCommand::Selfplay {
             size,
             seconds,
@@ -69,10 +102,15 @@ pub fn run(cmd: BenchCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Runs `game(thread, index)` repeatedly on `threads` threads for `seconds`; each call
-/// plays one game and returns how many items (moves, positions) it produced. Returns
-/// (games, items, wall seconds, CPU seconds).
-fn timed_games(seconds: f64, threads: usize, game: &(dyn Fn(usize, u64) -> u64 + Sync)) -> (u64, u64, f64, f64) {
+/// Runs games on `threads` threads for `seconds`: each thread builds its player with
+/// `make(thread)`, then calls it with the game index until time is up; each call plays one
+/// game and returns how many items (moves, positions) it produced. Returns (games, items,
+/// wall seconds, CPU seconds).
+fn timed_games<F: FnMut(u64) -> u64>(
+    seconds: f64,
+    threads: usize,
+    make: &(dyn Fn(usize) -> F + Sync),
+) -> (u64, u64, f64, f64) {
     let deadline = Duration::from_secs_f64(seconds.max(0.0));
     let cpu0 = cpu_time::ProcessTime::now();
     let t0 = Instant::now();
@@ -80,9 +118,10 @@ fn timed_games(seconds: f64, threads: usize, game: &(dyn Fn(usize, u64) -> u64 +
         let handles: Vec<_> = (0..threads.max(1))
             .map(|t| {
                 s.spawn(move || {
+                    let mut game = make(t);
                     let (mut games, mut items) = (0u64, 0u64);
                     while t0.elapsed() < deadline {
-                        items += game(t, games);
+                        items += game(games);
                         games += 1;
                     }
                     (games, items)
@@ -111,9 +150,11 @@ fn selfplay(
 ) -> anyhow::Result<ExitCode> {
     let rules = weiqi_rules::Rules::default();
     let max_moves = size as usize * size as usize * 4;
-    let (games, positions, wall, cpu) = timed_games(seconds, threads, &|t, index| {
-        let id = weiqi_selfplay::game_id(t as u64, index);
-        weiqi_selfplay::play_game(size, rules, policy, id, id, max_moves, false).positions as u64
+    let (games, positions, wall, cpu) = timed_games(seconds, threads, &|t| {
+        move |index| {
+            let id = weiqi_selfplay::game_id(t as u64, index);
+            weiqi_selfplay::play_game(size, rules, policy, id, id, max_moves, false).positions as u64
+        }
     });
     if json {
         println!(
@@ -134,54 +175,66 @@ fn selfplay(
     Ok(ExitCode::SUCCESS)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn playouts(
-    size: u8,
+/// Settings shared by every configuration of one `bench playouts` run.
+struct PlayoutBench {
     seconds: f64,
-    policy: Policy,
     threads: usize,
     rules: Preset,
     max_moves: Option<usize>,
     seed: u64,
     json: bool,
-) -> anyhow::Result<ExitCode> {
-    let proto = State::new(size, rules.rules())?;
-    let cap = max_moves.unwrap_or(size as usize * size as usize * 20);
-    let (games, moves, wall, cpu) = timed_games(seconds, threads, &|t, index| {
-        // One RNG stream per thread and game, from the seed.
-        let stream = seed
-            .wrapping_mul(0x9E37_79B9)
-            .wrapping_add(t as u64)
-            .wrapping_mul(1 << 32)
-            .wrapping_add(index);
-        let mut rng = SmallRng::seed_from_u64(stream);
-        proto.clone().play_random_game(policy, &mut rng, cap) as u64
+}
+
+/// One configuration: games for `b.seconds`, one line (or JSON object) of figures.
+fn playouts(size: u8, policy: Policy, ko: KoCheck, b: &PlayoutBench) -> anyhow::Result<()> {
+    let proto = State::new(size, b.rules.rules())?;
+    let opts = PlayoutOptions {
+        policy,
+        ko,
+        max_moves: b.max_moves.unwrap_or(size as usize * size as usize * 20),
+        record: false,
+    };
+    let seed = b.seed;
+    let (games, moves, wall, cpu) = timed_games(b.seconds, b.threads, &|t| {
+        let mut runner = Playout::new(opts);
+        let proto = &proto;
+        move |index| {
+            // One RNG stream per thread and game, from the seed.
+            let stream = seed
+                .wrapping_mul(0x9E37_79B9)
+                .wrapping_add(t as u64)
+                .wrapping_mul(1 << 32)
+                .wrapping_add(index);
+            let mut rng = SmallRng::seed_from_u64(stream);
+            runner.run(proto, &mut rng) as u64
+        }
     });
-    if json {
+    let policy_name = format!("{policy:?}").to_lowercase();
+    let mean = moves as f64 / games.max(1) as f64;
+    if b.json {
         println!(
             "{}",
             json!({
-                "size": size, "policy": format!("{policy:?}").to_lowercase(), "threads": threads, "rules": rules.name(),
-                "games": games, "moves": moves, "wall_s": wall, "cpu_s": cpu,
+                "size": size, "policy": policy_name, "ko": ko.to_string(), "threads": b.threads,
+                "rules": b.rules.name(), "games": games, "moves": moves, "wall_s": wall, "cpu_s": cpu,
                 "games_per_s": games as f64 / wall, "moves_per_s": moves as f64 / wall,
                 "games_per_cpu_s": games as f64 / cpu, "moves_per_cpu_s": moves as f64 / cpu,
-                "mean_moves_per_game": moves as f64 / games.max(1) as f64,
+                "mean_moves_per_game": mean,
             })
         );
     } else {
         println!(
-            "{size}x{size} {policy:?} x{threads} ({rules}): {games} games, {moves} moves in {wall:.2} s wall, {cpu:.2} s CPU"
-        );
-        println!(
-            "  per wall second: {:.0} games/s, {:.0} moves/s",
-            games as f64 / wall,
-            moves as f64 / wall
-        );
-        println!(
-            "  per CPU second:  {:.0} games/s, {:.0} moves/s",
+            "{:<7} {:<7} {:<6} {:>9} {:>11} {:>7.2} {:>12.0} {:>12.0} {:>10.1}",
+            format!("{size}x{size}"),
+            policy_name,
+            ko.to_string(),
+            games,
+            moves,
+            cpu,
             games as f64 / cpu,
-            moves as f64 / cpu
+            moves as f64 / cpu,
+            mean
         );
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }

@@ -429,27 +429,33 @@ impl Board {
         self.libs[i] = 0;
         self.lib_sum[i] = 0;
         self.lib_sq[i] = 0;
+        // One pass for liberties and merges (sums do not depend on the order), then
+        // captures, once every neighbour has lost the liberty at `i`.
+        let mut touches_opp = false;
         for n in self.neighbors(i) {
             match self.cells[n] {
-                EMPTY => self.add_lib(i, n),
+                EMPTY => {
+                    let h = self.chain[i] as usize;
+                    self.add_lib(h, n);
+                }
                 BORDER => {}
-                _ => {
+                v => {
                     let h = self.chain[n] as usize;
                     self.remove_lib(h, i);
-                }
-            }
-        }
-        for n in self.neighbors(i) {
-            if self.cells[n] == c {
-                let (a, b) = (self.chain[i] as usize, self.chain[n] as usize);
-                if a != b {
-                    self.merge(a, b);
+                    if v == c {
+                        let a = self.chain[i] as usize;
+                        if a != h {
+                            self.merge(a, h);
+                        }
+                    } else {
+                        touches_opp = true;
+                    }
                 }
             }
         }
         let mut removed = [0u32; 2];
         for n in self.neighbors(i) {
-            if self.cells[n] == opp {
+            if touches_opp && self.cells[n] == opp {
                 let h = self.chain[n] as usize;
                 if self.libs[h] == 0 {
                     removed[opp as usize - 1] += self.remove_chain(h);
@@ -606,6 +612,90 @@ impl Board {
             }
         }
         libs.len()
+    }
+
+    /// Whether placing `c` on empty cell `i` keeps a liberty or captures: the board part of
+    /// legality without computing the hash (playouts that check only simple ko). With
+    /// `suicide_allowed` every empty point passes.
+    #[inline(always)]
+    pub(crate) fn is_legal_simple(&self, i: usize, c: u8, suicide_allowed: bool) -> bool {
+        for n in self.neighbors(i) {
+            let v = self.cells[n];
+            if v == EMPTY {
+                return true;
+            }
+            if v != BORDER {
+                // Joining an own chain helps unless `i` is its last liberty; touching an
+                // opposing chain in atari captures it (its last liberty is `i`).
+                let atari = self.in_atari(self.chain[n] as usize);
+                if (v == c) != atari {
+                    return true;
+                }
+            }
+        }
+        suicide_allowed
+    }
+
+    /// The simple-ko point after `c` was placed at `i` and captured `captures` stones: a
+    /// lone stone that took one stone and has that point as its only liberty.
+    #[inline]
+    pub(crate) fn ko_after(&self, i: usize, captures: u32) -> Option<usize> {
+        // A lone stone's pseudo-liberties are distinct, and the captured point is one.
+        let lone = self.cells[i] != EMPTY && self.size[self.chain[i] as usize] == 1;
+        (captures == 1 && lone && self.libs[i] == 1).then(|| self.lib_sum[i] as usize)
+    }
+
+    /// The next stone of the chain through stone cell `i` (circular).
+    #[inline]
+    pub(crate) fn next_stone(&self, i: usize) -> usize {
+        self.next[i] as usize
+    }
+
+    /// Head of the chain through stone cell `i`.
+    #[inline]
+    pub(crate) fn head(&self, i: usize) -> usize {
+        self.chain[i] as usize
+    }
+
+    /// Whether the chain with head `h` has exactly one distinct liberty.
+    #[inline]
+    pub(crate) fn chain_in_atari(&self, h: usize) -> bool {
+        self.in_atari(h)
+    }
+
+    /// The only liberty of a chain in atari (head `h`).
+    #[inline]
+    pub(crate) fn atari_liberty(&self, h: usize) -> usize {
+        (self.lib_sum[h] / self.libs[h] as u32) as usize
+    }
+
+    /// Stones in the chain with head `h`.
+    #[inline]
+    pub(crate) fn chain_size(&self, h: usize) -> u32 {
+        self.size[h] as u32
+    }
+
+    /// Copies `other` into `self`, reusing the allocations (playout scratch boards).
+    pub(crate) fn copy_from(&mut self, other: &Board) {
+        self.width = other.width;
+        self.height = other.height;
+        self.stride = other.stride;
+        self.cells.clone_from(&other.cells);
+        self.chain.clone_from(&other.chain);
+        self.next.clone_from(&other.next);
+        self.size.clone_from(&other.size);
+        self.libs.clone_from(&other.libs);
+        self.lib_sum.clone_from(&other.lib_sum);
+        self.lib_sq.clone_from(&other.lib_sq);
+        self.empties.clone_from(&other.empties);
+        self.empty_pos.clone_from(&other.empty_pos);
+        self.hash = other.hash;
+    }
+
+    /// Whether the empty point `p` is a single-point eye of `c`: every neighbour on the
+    /// board is a stone of `c` (what light playouts never fill).
+    pub fn is_eye_of(&self, p: Point, c: Color) -> bool {
+        self.contains(p) && self.cells[self.index(p)] == EMPTY && self.is_eye(self.index(p), stone(c))
     }
 
     /// Whether `i` is a single-point eye of colour value `c`: every neighbour on the board is

@@ -42,7 +42,7 @@ pub use coord::{MAX_SIZE, MIN_SIZE, Move, Point};
 pub use dead::estimate_dead;
 pub use handicap::{HandicapError, fixed_handicap, max_fixed_handicap, star_points};
 pub use perft::perft;
-pub use playout::Policy;
+pub use playout::{BadKoCheck, KoCheck, Playout, PlayoutOptions, Policy};
 pub use rules::{HandicapBonus, KoRule, Preset, Rules, RulesError, ScoringRule};
 pub use score::{AreaCount, Outcome, Score, ScoreError, TerritoryCount};
 pub use state::{Illegal, Played, State};

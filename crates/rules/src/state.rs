@@ -227,6 +227,10 @@ impl State {
     pub fn ko_point(&self) -> Option<Point> {
         self.ko.map(|i| self.board.point(i))
     }
+    /// The simple-ko point as a padded index.
+    pub(crate) fn ko_index(&self) -> Option<usize> {
+        self.ko
+    }
     /// Repetition key of the current position (what superko compares).
     pub fn key(&self) -> u128 {
         *self.keys.last().expect("start key")

@@ -1,8 +1,20 @@
-//! Random playouts: the policies used by benchmarks and search-free self-play.
+//! Random playouts: the policies used by benchmarks, search and search-free self-play.
 //!
-//! Both samplers draw without replacement from the board's own empty-point list (a partial
+//! The samplers draw without replacement from the board's own empty-point list (a partial
 //! Fisher-Yates shuffle in place), rejecting illegal candidates, so the chosen move is
 //! uniform over the legal ones without listing them all first.
+//!
+//! Two paths: [`State::play_random_game`] and friends play through the exact engine
+//! (history, superko); [`Playout`] runs a scratch board with simple ko only, as search
+//! engines do in their playouts ([`KoCheck`]).
+
+mod fast;
+mod heavy;
+mod options;
+mod patterns;
+
+pub use fast::Playout;
+pub use options::{BadKoCheck, KoCheck, PlayoutOptions};
 
 use rand_core::RngCore;
 
@@ -18,6 +30,10 @@ pub enum Policy {
     /// Uniform over legal moves that do not fill the mover's own single-point eye; pass
     /// only when none is left.
     Light,
+    /// Light, answering the last move first (MoGo/moggy style): capture it if in atari,
+    /// save own chains it put in atari, play a 3x3 pattern next to it; never a self-atari
+    /// of two stones or more.
+    Heavy,
 }
 
 impl std::str::FromStr for Policy {
@@ -26,14 +42,15 @@ impl std::str::FromStr for Policy {
         match s {
             "uniform" => Ok(Policy::Uniform),
             "light" => Ok(Policy::Light),
-            _ => Err(format!("unknown policy {s:?} (uniform or light)")),
+            "heavy" => Ok(Policy::Heavy),
+            _ => Err(format!("unknown policy {s:?} (uniform, light or heavy)")),
         }
     }
 }
 
 /// A number in `0..n` (Lemire's multiply-shift; the bias is below 2^-22 for n < 1024).
 #[inline]
-fn below<R: RngCore + ?Sized>(rng: &mut R, n: usize) -> usize {
+pub(crate) fn below<R: RngCore + ?Sized>(rng: &mut R, n: usize) -> usize {
     ((rng.next_u32() as u64 * n as u64) >> 32) as usize
 }
 
@@ -46,6 +63,9 @@ impl State {
         }
         let n = self.board().empty_count();
         let me = stone(self.to_move());
+        if policy == Policy::Heavy {
+            return self.choose_heavy(rng);
+        }
         let mut i = 0;
         loop {
             let pick = match policy {
@@ -56,7 +76,7 @@ impl State {
                     }
                     i + k
                 }
-                Policy::Light => {
+                Policy::Light | Policy::Heavy => {
                     if i == n {
                         return Move::Pass;
                     }
@@ -65,11 +85,44 @@ impl State {
             };
             self.board_mut().swap_empties(i, pick);
             let cell = self.board().empties()[i] as usize;
-            let skip = policy == Policy::Light && self.board().is_eye(cell, me);
+            let skip = policy != Policy::Uniform && self.board().is_eye(cell, me);
             if !skip && self.check_index(cell).is_ok() {
                 return Move::Place(self.board().point(cell));
             }
             i += 1;
+        }
+    }
+
+    /// The heavy policy through the exact rules: tactics and patterns, else a light move
+    /// that is no big self-atari, else any light move.
+    fn choose_heavy<R: RngCore + ?Sized>(&mut self, rng: &mut R) -> Move {
+        let me = stone(self.to_move());
+        let last = self.last_placed().unwrap_or(0);
+        let tactic = heavy::choose(self.board(), me, last, |c| self.check_index(c).is_ok(), rng);
+        if let Some(cell) = tactic {
+            return Move::Place(self.board().point(cell));
+        }
+        let n = self.board().empty_count();
+        for i in 0..n {
+            let pick = i + below(rng, n - i);
+            self.board_mut().swap_empties(i, pick);
+            let cell = self.board().empties()[i] as usize;
+            let ok = !self.board().is_eye(cell, me)
+                && !heavy::is_big_self_atari(self.board(), cell, me)
+                && self.check_index(cell).is_ok();
+            if ok {
+                return Move::Place(self.board().point(cell));
+            }
+        }
+        // Only big self-ataris left: play one as light would rather than pass.
+        self.choose_random(Policy::Light, rng)
+    }
+
+    /// Padded index of the last move when it was a placement.
+    fn last_placed(&self) -> Option<usize> {
+        match self.moves().last() {
+            Some(&(_, Move::Place(p))) => Some(self.board().index(p)),
+            _ => None,
         }
     }
 
