@@ -1,0 +1,144 @@
+//! Boards built from stones (setup, handicap, copies), and the from-scratch recount that
+//! checks the incremental bookkeeping.
+
+use super::*;
+
+impl Board {
+    /// Recomputes chains, liberties, the empty list and the hash from `cells`. Used after
+    /// setup stones and by undo; O(board).
+    pub(crate) fn rebuild(&mut self) {
+        self.empties.clear();
+        self.hash = EMPTY_BOARD;
+        let idx: Vec<usize> = self.indices().collect();
+        for &i in &idx {
+            self.chain[i] = u16::MAX;
+        }
+        for &i in &idx {
+            match self.cells[i] {
+                EMPTY => self.add_empty(i),
+                c => {
+                    self.hash ^= KEYS[i][c as usize - 1];
+                    if self.chain[i] == u16::MAX {
+                        self.flood_chain(i);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Labels the chain containing stone `start` and recounts its pseudo-liberties.
+    pub(super) fn flood_chain(&mut self, start: usize) {
+        let c = self.cells[start];
+        let mut stack = vec![start];
+        let mut members = Vec::new();
+        self.chain[start] = start as u16;
+        while let Some(s) = stack.pop() {
+            members.push(s);
+            for n in self.neighbors(s) {
+                if self.cells[n] == c && self.chain[n] != start as u16 {
+                    self.chain[n] = start as u16;
+                    stack.push(n);
+                }
+            }
+        }
+        self.size[start] = members.len() as u16;
+        self.libs[start] = 0;
+        self.lib_sum[start] = 0;
+        self.lib_sq[start] = 0;
+        for (k, &s) in members.iter().enumerate() {
+            self.next[s] = members[(k + 1) % members.len()] as u16;
+            for n in self.neighbors(s) {
+                if self.cells[n] == EMPTY {
+                    self.add_lib(start, n);
+                }
+            }
+        }
+    }
+
+    /// Sets or clears one point (setup stones, AB/AW/AE) without capturing anything.
+    /// Call [`Board::rebuild`] afterwards.
+    pub(crate) fn set_raw(&mut self, p: Point, c: Option<Color>) {
+        let i = self.index(p);
+        self.cells[i] = c.map_or(EMPTY, stone);
+    }
+
+    /// Whether any chain has no liberty (not a legal resting position).
+    pub(crate) fn has_dead_chain(&self) -> bool {
+        self.indices().any(|i| {
+            let v = self.cells[i];
+            (v == BLACK || v == WHITE) && self.libs[self.chain[i] as usize] == 0
+        })
+    }
+
+    /// Copies `other` into `self`, reusing the allocations (playout scratch boards).
+    pub(crate) fn copy_from(&mut self, other: &Board) {
+        self.width = other.width;
+        self.height = other.height;
+        self.stride = other.stride;
+        self.cells.clone_from(&other.cells);
+        self.chain.clone_from(&other.chain);
+        self.next.clone_from(&other.next);
+        self.size.clone_from(&other.size);
+        self.libs.clone_from(&other.libs);
+        self.lib_sum.clone_from(&other.lib_sum);
+        self.lib_sq.clone_from(&other.lib_sq);
+        self.empties.clone_from(&other.empties);
+        self.empty_pos.clone_from(&other.empty_pos);
+        self.hash = other.hash;
+    }
+
+    /// Checks every invariant of the chain bookkeeping against a from-scratch recount.
+    /// For tests and fuzzing; O(board).
+    pub fn check_consistency(&self) -> Result<(), String> {
+        let mut fresh = self.clone();
+        fresh.rebuild();
+        if fresh.hash != self.hash {
+            return Err("hash differs from a recount".into());
+        }
+        let mut a: Vec<u16> = self.empties.clone();
+        let mut b: Vec<u16> = fresh.empties.clone();
+        a.sort_unstable();
+        b.sort_unstable();
+        if a != b {
+            return Err("empty list differs from a recount".into());
+        }
+        for (k, &e) in self.empties.iter().enumerate() {
+            if self.empty_pos[e as usize] as usize != k {
+                return Err("empty index out of sync".into());
+            }
+        }
+        for i in self.indices() {
+            if self.cells[i] == EMPTY || self.cells[i] == BORDER {
+                continue;
+            }
+            let (h, fh) = (self.chain[i] as usize, fresh.chain[i] as usize);
+            let same = self.size[h] == fresh.size[fh]
+                && self.libs[h] == fresh.libs[fh]
+                && self.lib_sum[h] == fresh.lib_sum[fh]
+                && self.lib_sq[h] == fresh.lib_sq[fh];
+            if !same {
+                return Err(format!("chain at {} out of sync", self.point(i)));
+            }
+            if self.libs[h] == 0 {
+                return Err(format!("chain at {} has no liberty", self.point(i)));
+            }
+            // Same membership: walking from i stays within one chain id and has the size.
+            let mut s = i;
+            let mut n = 0;
+            loop {
+                if self.chain[s] as usize != h {
+                    return Err("chain list crosses chains".into());
+                }
+                n += 1;
+                s = self.next[s] as usize;
+                if s == i || n > self.size[h] as usize {
+                    break;
+                }
+            }
+            if n != self.size[h] as usize {
+                return Err("chain list length differs from size".into());
+            }
+        }
+        Ok(())
+    }
+}
