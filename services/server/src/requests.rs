@@ -9,7 +9,9 @@ use weiqi_game::{Actor, Command};
 /// use the same ids), with a fingerprint of the command so that an id reused for another
 /// command is refused instead of answered with the first command's result. Stored as
 /// `<seat>:<fingerprint>:<request id>`; ids stored by older versions (no prefix) still
-/// answer retries from either seat.
+/// answer retries from either seat. Since the answer is rebuilt from the log, the stored
+/// fingerprint carries how many events the command made (`<fingerprint>.<events>`): two
+/// commands in the same millisecond are told apart by it, not by their time.
 #[derive(Debug, Clone)]
 pub struct RequestKey {
     seat: char,
@@ -39,26 +41,80 @@ impl RequestKey {
         format!("{}:{}", self.seat, self.request_id)
     }
 
-    pub fn stored(&self) -> String {
-        format!("{}:{}:{}", self.seat, self.fingerprint, self.request_id)
+    /// The id as stored with the first of the `events` events its command made.
+    pub fn stored(&self, events: usize) -> String {
+        format!("{}:{}.{events}:{}", self.seat, self.fingerprint, self.request_id)
     }
 
-    /// A stored id as kept in memory: `(seat:id, (first seq, fingerprint))`.
-    pub fn parse((stored, seq): (String, u64)) -> (String, (u64, Option<String>)) {
-        let mut parts = stored.splitn(3, ':');
-        if let (Some(seat @ ("h" | "g" | "s")), Some(fp), Some(id)) = (parts.next(), parts.next(), parts.next())
-            && fp.len() == 16
-            && fp.bytes().all(|b| b.is_ascii_hexdigit())
-        {
-            return (format!("{seat}:{id}"), (seq, Some(fp.to_string())));
+    /// What a request did, as remembered.
+    pub fn answered(&self, first: u64, events: usize) -> Answered {
+        Answered {
+            first,
+            events: Some(events as u32),
+            fingerprint: Some(self.fingerprint.clone()),
         }
-        (stored, (seq, None))
+    }
+
+    /// A stored id as kept in memory: its map key and what the request did.
+    pub fn parse((stored, first): (String, u64)) -> (String, Answered) {
+        let mut parts = stored.splitn(3, ':');
+        if let (Some(seat @ ("h" | "g" | "s")), Some(fp), Some(id)) = (parts.next(), parts.next(), parts.next()) {
+            // (Versions before the event count stored the fingerprint alone.)
+            let (fp, events) = fp.split_once('.').map_or((fp, None), |(f, n)| (f, n.parse().ok()));
+            if fp.len() == 16 && fp.bytes().all(|b| b.is_ascii_hexdigit()) {
+                let fingerprint = Some(fp.to_string());
+                return (
+                    format!("{seat}:{id}"),
+                    Answered {
+                        first,
+                        events,
+                        fingerprint,
+                    },
+                );
+            }
+        }
+        let legacy = Answered {
+            first,
+            events: None,
+            fingerprint: None,
+        };
+        (stored, legacy)
     }
 
     /// This seat's earlier use of the id, or one stored by an older version.
-    pub fn find<'a>(&self, requests: &'a HashMap<String, (u64, Option<String>)>) -> Option<&'a (u64, Option<String>)> {
+    pub fn find<'a>(&self, requests: &'a HashMap<String, Answered>) -> Option<&'a Answered> {
         requests
             .get(&self.map_key())
-            .or_else(|| requests.get(&self.request_id).filter(|(_, fp)| fp.is_none()))
+            .or_else(|| requests.get(&self.request_id).filter(|a| a.fingerprint.is_none()))
+    }
+}
+
+/// What a request did: its first event, how many events (unknown for ids stored by older
+/// versions: then the events that share the first one's time), and its command's
+/// fingerprint (none for the oldest ids).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    pub first: u64,
+    pub events: Option<u32>,
+    pub fingerprint: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use weiqi_game::{Actor, Command};
+
+    use super::*;
+
+    /// Stored ids read back: with the event count, without it (older versions), and the
+    /// oldest, bare ids.
+    #[test]
+    fn stored_ids_round_trip_in_every_format() {
+        let key = RequestKey::new(Actor::Host, "retry:1", &Command::Resign).unwrap();
+        let (map_key, a) = RequestKey::parse((key.stored(3), 7));
+        assert_eq!((map_key.as_str(), a.clone()), ("h:retry:1", key.answered(7, 3)));
+        let older = format!("h:{}:retry:1", key.fingerprint);
+        assert_eq!(RequestKey::parse((older, 7)).1.events, None);
+        let (bare, a) = RequestKey::parse(("plain-id".into(), 2));
+        assert_eq!((bare.as_str(), a.fingerprint, a.events), ("plain-id", None, None));
     }
 }

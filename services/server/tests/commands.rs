@@ -159,3 +159,33 @@ proptest! {
         weiqi_server::fuzzing::drive(&data);
     }
 }
+
+/// A retry is answered with its own command's events, even when the next command came in
+/// the same millisecond (time is paused here: every command has the same time), and after
+/// the game is loaded back from the store.
+#[tokio::test(start_paused = true)]
+async fn retries_in_the_same_millisecond_get_their_own_answer() {
+    let (_stop, rx) = watch::channel(false);
+    let store = MemoryStore::new();
+    let hub = Arc::new(Hub::new(store.clone(), vec![3; 32], Metrics::new(), rx));
+    let id = hub.create(Settings::casual(9), None, "").await.unwrap().game_id;
+    hub.join(&id, None, "").await.unwrap();
+    let m = || Mutation {
+        request_id: "X".into(),
+        expected_move_number: None,
+    };
+    let play = Command::Play {
+        point: Point::new(2, 2),
+        lag_ms: 0,
+    };
+    let first = hub.run(&id, Actor::Host, play.clone(), m()).await.unwrap();
+    hub.run(&id, Actor::Guest, Command::Pass { lag_ms: 0 }, m()).await.unwrap();
+    let again = hub.run(&id, Actor::Host, play.clone(), m()).await.unwrap();
+    assert_eq!((again.game.move_number, again.events.len()), (1, 1));
+    assert_eq!(again.game, first.game);
+    // The same from a hub that loads the game from the store.
+    let (_stop2, rx2) = watch::channel(false);
+    let fresh = Arc::new(Hub::new(store, vec![3; 32], Metrics::new(), rx2));
+    let reloaded = fresh.run(&id, Actor::Host, play, m()).await.unwrap();
+    assert_eq!((reloaded.game.move_number, reloaded.events.len()), (1, 1));
+}

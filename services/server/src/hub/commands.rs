@@ -191,15 +191,15 @@ impl<S: EventStore> Hub<S> {
         };
         let key = RequestKey::new(actor, &m.request_id, cmd);
         if let Some(key) = &key
-            && let Some((first, fingerprint)) = key.find(&entry.requests)
+            && let Some(done) = key.find(&entry.requests)
         {
-            if fingerprint.as_ref().is_some_and(|f| *f != key.fingerprint) {
+            if done.fingerprint.as_ref().is_some_and(|f| *f != key.fingerprint) {
                 return Err(HubError::RequestIdReused {
                     request_id: m.request_id.clone(),
                     at: entry.at(game_id),
                 });
             }
-            if let Some(answer) = entry.answer_for(game_id, *first, actor) {
+            if let Some(answer) = entry.answer_for(game_id, done, actor) {
                 return Ok(answer);
             }
         }
@@ -260,7 +260,7 @@ impl<S: EventStore> Hub<S> {
         self.store
             .append(Append {
                 guest_token_hash: guest_hash.clone(),
-                request_id: request.as_ref().map(RequestKey::stored),
+                request_id: request.as_ref().map(|k| k.stored(events.len())),
                 // The lobby row changes with the phase (and the guest's token).
                 summary: (entry.game.phase() != phase || guest_hash.is_some()).then(|| summary(&entry.game)),
                 ..append_of(game_id, seq, &events, &entry.game, now)
@@ -293,16 +293,14 @@ impl<S: EventStore> Hub<S> {
                 published.push(Arc::new((e.clone(), GameView::of(game_id, &g, e.at))));
             }
         }
-        let events_first = events[0].seq;
+        let (events_first, count) = (events[0].seq, events.len());
         entry.last_active = now;
         entry.log.extend(events);
         if let Some(h) = guest_hash {
             entry.guest_hash = Some(h);
         }
         if let Some(key) = request {
-            entry
-                .requests
-                .insert(key.map_key(), (events_first, Some(key.fingerprint)));
+            entry.requests.insert(key.map_key(), key.answered(events_first, count));
         }
         if phase != Phase::Finished && entry.game.phase() == Phase::Finished {
             // (Counted by the server whose append ended it: with a shared store the others

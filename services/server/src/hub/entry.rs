@@ -12,7 +12,7 @@ use super::error::{Denied, GameAt, HubError};
 use super::lobby::Listing;
 use super::view::{GameView, Outcome};
 use crate::auth;
-use crate::requests::RequestKey;
+use crate::requests::{Answered, RequestKey};
 
 /// What watchers receive: an event and the game right after it.
 pub type Broadcast = Arc<(Event, GameView)>;
@@ -45,7 +45,7 @@ pub struct Entry {
     /// Every request id that changed the game, by seat ([`RequestKey`]), with its first
     /// event and the fingerprint of the command it carried. A retry's answer is rebuilt
     /// from the log (retries are rare; keeping encoded answers cost memory on every move).
-    pub(super) requests: HashMap<String, (u64, Option<String>)>,
+    pub(super) requests: HashMap<String, Answered>,
     pub(super) tx: broadcast::Sender<Broadcast>,
     pub(super) timer: Option<AbortHandle>,
     /// Server time of the last command that changed the game (or of loading it).
@@ -101,12 +101,16 @@ impl Entry {
         GameAt::of(game_id, &self.game)
     }
 
-    /// The first answer to a request: remembered, or rebuilt from the log (the events of
-    /// one command are contiguous and share their time).
-    pub(super) fn answer_for(&self, game_id: &str, first: u64, actor: Actor) -> Option<Outcome> {
-        let start = self.log.iter().position(|e| e.seq == first)?;
+    /// The first answer to a request, rebuilt from the log: its command's events are
+    /// contiguous (for ids stored without their count, those that share the first one's
+    /// time), with the game as it was right after them.
+    pub(super) fn answer_for(&self, game_id: &str, done: &Answered, actor: Actor) -> Option<Outcome> {
+        let start = self.log.iter().position(|e| e.seq == done.first)?;
         let at = self.log[start].at;
-        let events: Vec<&Event> = self.log[start..].iter().take_while(|e| e.at == at).collect();
+        let events: Vec<&Event> = match done.events {
+            Some(n) => self.log[start..].iter().take(n as usize).collect(),
+            None => self.log[start..].iter().take_while(|e| e.at == at).collect(),
+        };
         let last = events.last()?.seq;
         let g = Game::from_events(self.log.iter().take_while(|e| e.seq <= last)).ok()?;
         Some(Outcome {
