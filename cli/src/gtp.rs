@@ -20,6 +20,9 @@ pub struct GtpArgs {
     /// mcts: playouts per move (0: as many as the time allows).
     #[arg(long, default_value_t = 0)]
     playouts: u32,
+    /// mcts: the playouts' policy, light or heavy (3x3 patterns, captures and escapes).
+    #[arg(long, default_value = "heavy")]
+    playout: Policy,
     /// mcts: search threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -45,6 +48,7 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
             playouts: args.playouts,
             threads: args.threads,
             seed: args.seed,
+            policy: args.playout,
             resign_below: args.resign_below,
         })),
     };

@@ -1,12 +1,12 @@
 //! A Monte Carlo tree search player without a network: UCT with RAVE (all-moves-as-first
-//! statistics, MoGo's blend) over the rules crate's light playouts, root parallelism over
+//! statistics, MoGo's blend) over the rules crate's playouts (light or heavy, simple ko), root parallelism over
 //! threads, the tree kept between moves, and a pass and resign policy.
 
 use std::time::Instant;
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use weiqi_rules::{Color, Move, Point, Policy, State};
+use weiqi_rules::{Color, Move, Playout, PlayoutOptions, Point, Policy, State};
 
 use crate::player::{Choice, Player, to_move};
 use crate::timing::Budget;
@@ -18,6 +18,9 @@ pub struct MctsSettings {
     pub playouts: u32,
     pub threads: usize,
     pub seed: u64,
+    /// The playouts' policy (light or heavy); they check simple ko only, as search engines'
+    /// playouts do (the tree's moves are checked by the exact rules).
+    pub policy: Policy,
     /// Resign below this win rate at the root (after at least [`RESIGN_MIN_VISITS`]).
     pub resign_below: f64,
 }
@@ -93,6 +96,7 @@ struct Tree {
     /// The root's position: its move number and repetition key, to find it again.
     root_at: (usize, u128),
     rng: SmallRng,
+    playout: Playout,
 }
 
 /// A point whose on-board neighbours are all stones of `c`: filling it is never useful.
@@ -106,13 +110,20 @@ fn own_eye(state: &State, p: Point, c: Color) -> bool {
 }
 
 impl Tree {
-    fn new(state: &State, seed: u64) -> Tree {
+    fn new(state: &State, seed: u64, policy: Policy) -> Tree {
         let root = Node::new(Move::Pass, state.to_move().opponent(), u32::MAX);
+        let size = state.board().width().max(state.board().height());
+        let options = PlayoutOptions {
+            // The moves are kept: all-moves-as-first needs them.
+            record: true,
+            ..PlayoutOptions::fast(policy, size)
+        };
         Tree {
             nodes: vec![root],
             root: 0,
             root_at: (state.move_number(), state.key()),
             rng: SmallRng::seed_from_u64(seed),
+            playout: Playout::new(options),
         }
     }
 
@@ -191,11 +202,16 @@ impl Tree {
             }
             node = best;
         }
-        // Playout: light moves to the end, then count by area with every stone alive.
-        let start = state.move_number();
-        state.play_random_game(Policy::Light, &mut self.rng, start + 3 * state.board().area() as usize);
-        played.extend(state.moves()[start..].iter().copied());
-        let wmb = state.tromp_taylor_score().white_minus_black;
+        // Playout to the end (simple ko), then the count by area with every stone alive:
+        // playouts that fill no eyes end with the dead captured.
+        self.playout.run(&state, &mut self.rng);
+        let mut c = state.to_move();
+        for &m in self.playout.moves() {
+            played.push((c, m));
+            c = c.opponent();
+        }
+        let [b, w] = weiqi_rules::score::tromp_taylor(self.playout.board());
+        let wmb = w as f64 + state.white_bonus() - b as f64;
         let winner = if wmb > 0.0 {
             Some(Color::White)
         } else if wmb < 0.0 {
@@ -295,7 +311,7 @@ impl Player for MctsPlayer {
             .collect();
         while trees.len() < threads {
             let seed = self.settings.seed ^ (self.moves_made << 8) ^ trees.len() as u64;
-            trees.push(Tree::new(&root, seed));
+            trees.push(Tree::new(&root, seed, self.settings.policy));
         }
         trees.truncate(threads);
         self.moves_made += 1;

@@ -11,6 +11,7 @@ fn mcts(playouts: u32, seed: u64) -> MctsPlayer {
         playouts,
         threads: 1,
         seed,
+        policy: Policy::Light,
         resign_below: 0.0,
     })
 }

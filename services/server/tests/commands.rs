@@ -179,7 +179,9 @@ async fn retries_in_the_same_millisecond_get_their_own_answer() {
         lag_ms: 0,
     };
     let first = hub.run(&id, Actor::Host, play.clone(), m()).await.unwrap();
-    hub.run(&id, Actor::Guest, Command::Pass { lag_ms: 0 }, m()).await.unwrap();
+    hub.run(&id, Actor::Guest, Command::Pass { lag_ms: 0 }, m())
+        .await
+        .unwrap();
     let again = hub.run(&id, Actor::Host, play.clone(), m()).await.unwrap();
     assert_eq!((again.game.move_number, again.events.len()), (1, 1));
     assert_eq!(again.game, first.game);
