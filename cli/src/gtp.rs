@@ -29,6 +29,12 @@ pub struct GtpArgs {
     /// mcts: resign below this estimated win rate (0 never resigns).
     #[arg(long, default_value_t = 0.1)]
     resign_below: f64,
+    /// Dead stones at the end (final_score, final_status_list): playouts of the estimate.
+    #[arg(long, default_value_t = 1000)]
+    dead_playouts: u32,
+    /// Dead stones at the end: the share of playouts in which a chain must be lost.
+    #[arg(long, default_value_t = 0.5)]
+    dead_threshold: f64,
     /// Seed of the player's random choices (with one thread, a fixed seed and playout count
     /// repeat a game).
     #[arg(long, default_value_t = 1)]
@@ -52,7 +58,8 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
             resign_below: args.resign_below,
         })),
     };
-    let mut engine = Engine::new(args.rules, player, Duration::from_secs_f64(args.seconds));
+    let mut engine = Engine::new(args.rules, player, Duration::from_secs_f64(args.seconds))
+        .with_dead_estimate(args.dead_playouts, args.dead_threshold);
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     weiqi_gtp::serve(&mut engine, stdin, stdout)?;
