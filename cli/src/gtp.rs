@@ -10,8 +10,8 @@ pub struct GtpArgs {
     /// Rules preset: chinese (positional superko), japanese, tromp-taylor, ...
     #[arg(long, default_value = "chinese")]
     rules: Preset,
-    /// Who chooses the moves: uniform or light (random playout policies), or mcts (tree
-    /// search over light playouts).
+    /// Who chooses the moves: uniform, light or heavy (the playout policies), or mcts (tree
+    /// search over playouts).
     #[arg(long, default_value = "mcts")]
     player: PlayerKind,
     /// The most seconds a move may take, whatever the clock allows.
@@ -50,6 +50,7 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
     let player: Box<dyn Player> = match args.player {
         PlayerKind::Uniform => Box::new(RandomPlayer::new(Policy::Uniform, args.seed)),
         PlayerKind::Light => Box::new(RandomPlayer::new(Policy::Light, args.seed)),
+        PlayerKind::Heavy => Box::new(RandomPlayer::new(Policy::Heavy, args.seed)),
         PlayerKind::Mcts => Box::new(MctsPlayer::new(MctsSettings {
             playouts: args.playouts,
             threads: args.threads,

@@ -28,7 +28,10 @@ pub enum PlayerKind {
     Uniform,
     /// A random legal move that fills none of its own one-point eyes; pass when none is left.
     Light,
-    /// Monte Carlo tree search over light playouts (`MctsPlayer`).
+    /// The heavy playout policy's move: captures, atari escapes, 3x3 patterns around the
+    /// last move, no big self-atari, no eye filling.
+    Heavy,
+    /// Monte Carlo tree search over playouts (`MctsPlayer`).
     Mcts,
 }
 
@@ -38,8 +41,9 @@ impl std::str::FromStr for PlayerKind {
         match s {
             "uniform" => Ok(PlayerKind::Uniform),
             "light" => Ok(PlayerKind::Light),
+            "heavy" => Ok(PlayerKind::Heavy),
             "mcts" => Ok(PlayerKind::Mcts),
-            _ => Err(format!("unknown player {s:?} (uniform, light or mcts)")),
+            _ => Err(format!("unknown player {s:?} (uniform, light, heavy or mcts)")),
         }
     }
 }
@@ -63,7 +67,11 @@ impl Player for RandomPlayer {
     fn genmove(&mut self, state: &State, color: Color, _budget: Budget, cleanup: bool) -> Choice {
         let mut s = to_move(state, color);
         // Playing it out: never a pass while a move that fills no own eye is left.
-        let policy = if cleanup { Policy::Light } else { self.policy };
+        let policy = if cleanup && self.policy == Policy::Uniform {
+            Policy::Light
+        } else {
+            self.policy
+        };
         Choice::Play(s.choose_random(policy, &mut self.rng))
     }
 }
