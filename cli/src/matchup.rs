@@ -41,12 +41,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         timeout: Duration::from_secs_f64(args.timeout),
         max_moves: 4 * args.size as usize * args.size as usize,
     };
-    let mut tally = Tally {
-        games: 0,
-        a_wins: 0,
-        b_wins: 0,
-        draws: 0,
-    };
+    let mut tally = Tally::default();
     for k in 0..args.games {
         // Fresh engines every game: one that crashed or hung cannot spoil the next.
         let (mut a, mut b) = (Client::spawn(&args.a)?, Client::spawn(&args.b)?);

@@ -80,8 +80,9 @@ fn color(cmd: &Line, k: usize) -> Result<Color, String> {
     Color::parse(arg(cmd, k, "a colour")?).ok_or_else(|| syntax("a colour (black or white)"))
 }
 
-fn vertices(points: &[Point], height: u8) -> String {
-    points.iter().map(|p| p.to_gtp(height)).collect::<Vec<_>>().join(" ")
+/// Points as GTP vertices, joined by `sep` (a space in one line, or one a line).
+fn vertices(points: &[Point], height: u8, sep: &str) -> String {
+    points.iter().map(|p| p.to_gtp(height)).collect::<Vec<_>>().join(sep)
 }
 
 impl Engine {
@@ -299,11 +300,7 @@ impl Engine {
             "seki" => Vec::new(),
             other => return Err(syntax(&format!("unknown status {other:?}"))),
         };
-        Ok(listed
-            .iter()
-            .map(|p| p.to_gtp(board.height()))
-            .collect::<Vec<_>>()
-            .join("\n"))
+        Ok(vertices(&listed, board.height(), "\n"))
     }
 
     fn set_time(&mut self, t: TimeSettings) -> Answer {
@@ -344,7 +341,7 @@ impl Engine {
     fn with_handicap(&mut self, points: &[Point]) -> Answer {
         self.state = State::with_free_handicap(self.size(), points, self.rules())
             .map_err(|e| format!("invalid handicap: {e}"))?;
-        Ok(vertices(points, self.size()))
+        Ok(vertices(points, self.size(), " "))
     }
 
     fn fixed_handicap(&mut self, cmd: &Line) -> Answer {

@@ -39,7 +39,6 @@ struct Node {
     mv: Move,
     /// The colour that played `mv` into this node.
     by: Color,
-    parent: u32,
     /// Children: `first..first + count` in the arena, once expanded.
     first: u32,
     count: u32,
@@ -52,11 +51,10 @@ struct Node {
 }
 
 impl Node {
-    fn new(mv: Move, by: Color, parent: u32) -> Node {
+    fn new(mv: Move, by: Color) -> Node {
         Node {
             mv,
             by,
-            parent,
             first: 0,
             count: 0,
             expanded: false,
@@ -93,25 +91,29 @@ impl Node {
 struct Tree {
     nodes: Vec<Node>,
     root: u32,
-    /// The root's position: its move number and repetition key, to find it again.
-    root_at: (usize, u128),
+    /// The game the tree is of (its board's size and starting position), and the moves
+    /// from there to the root: a position is the root's or below it only if its game and
+    /// the start of its moves are these.
+    game: (u8, u8, u128),
+    root_moves: Vec<(Color, Move)>,
     rng: SmallRng,
     playout: Playout,
+    /// Scratch for backing up all-moves-as-first statistics: which (colour, point) moves
+    /// were played at or after the depth being backed up, by `amaf_key`.
+    seen: Vec<bool>,
+    /// The board's width, for `amaf_key`.
+    width: usize,
 }
 
-/// A point whose on-board neighbours are all stones of `c`: filling it is never useful.
-fn own_eye(state: &State, p: Point, c: Color) -> bool {
-    let b = state.board();
-    let (x, y) = (p.x as i32, p.y as i32);
-    [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
-        .into_iter()
-        .filter(|&(a, b2)| a >= 0 && b2 >= 0 && a < b.width() as i32 && b2 < b.height() as i32)
-        .all(|(a, b2)| b.get(Point::new(a as u8, b2 as u8)) == Some(c))
+/// What identifies a game apart from its moves: the board's size and starting position.
+fn game_of(state: &State) -> (u8, u8, u128) {
+    let b = state.initial_board();
+    (b.width(), b.height(), b.hash())
 }
 
 impl Tree {
     fn new(state: &State, seed: u64, policy: Policy) -> Tree {
-        let root = Node::new(Move::Pass, state.to_move().opponent(), u32::MAX);
+        let root = Node::new(Move::Pass, state.to_move().opponent());
         let size = state.board().width().max(state.board().height());
         let options = PlayoutOptions {
             // The moves are kept: all-moves-as-first needs them.
@@ -121,17 +123,25 @@ impl Tree {
         Tree {
             nodes: vec![root],
             root: 0,
-            root_at: (state.move_number(), state.key()),
+            game: game_of(state),
+            root_moves: state.moves().to_vec(),
             rng: SmallRng::seed_from_u64(seed),
             playout: Playout::new(options),
+            seen: vec![false; 2 * state.board().area() as usize],
+            width: state.board().width() as usize,
         }
+    }
+
+    /// The place of a placement of `c` at `p` in `seen`.
+    fn amaf_key(&self, c: Color, p: Point) -> usize {
+        c.index() * self.seen.len() / 2 + p.y as usize * self.width + p.x as usize
     }
 
     /// Moves the root down along the moves played since (tree reuse); false when the tree
     /// does not lead there.
     fn advance_to(&mut self, state: &State) -> bool {
-        let (n, _) = self.root_at;
-        if state.move_number() < n || self.nodes.len() > MAX_NODES {
+        let n = self.root_moves.len();
+        if game_of(state) != self.game || !state.moves().starts_with(&self.root_moves) || self.nodes.len() > MAX_NODES {
             return false;
         }
         let mut node = self.root;
@@ -144,7 +154,7 @@ impl Tree {
             }
         }
         self.root = node;
-        self.root_at = (state.move_number(), state.key());
+        self.root_moves = state.moves().to_vec();
         true
     }
 
@@ -153,14 +163,15 @@ impl Tree {
         let first = self.nodes.len() as u32;
         let mut count = 0;
         if !state.is_over() {
-            for p in state.board().empty_points().collect::<Vec<_>>() {
+            for p in state.board().empty_points() {
                 let mv = Move::Place(p);
-                if !own_eye(state, p, c) && state.is_legal(mv) {
-                    self.nodes.push(Node::new(mv, c, node));
+                // (Filling one's own one-point eye is never useful.)
+                if !state.board().is_eye_of(p, c) && state.is_legal(mv) {
+                    self.nodes.push(Node::new(mv, c));
                     count += 1;
                 }
             }
-            self.nodes.push(Node::new(Move::Pass, c, node));
+            self.nodes.push(Node::new(Move::Pass, c));
             count += 1;
         }
         let nd = &mut self.nodes[node as usize];
@@ -171,6 +182,8 @@ impl Tree {
     fn simulate(&mut self, root_state: &State, cleanup: bool) {
         let mut state = root_state.clone();
         let mut node = self.root;
+        // The nodes selected, root first (the last is the leaf).
+        let mut path = vec![node];
         // (colour, point) of every move after the root, for the AMAF statistics.
         let mut played: Vec<(Color, Move)> = Vec::new();
         loop {
@@ -201,6 +214,7 @@ impl Tree {
                 break;
             }
             node = best;
+            path.push(node);
         }
         // Playout to the end (simple ko), then the count by area with every stone alive:
         // playouts that fill no eyes end with the dead captured.
@@ -219,48 +233,49 @@ impl Tree {
         } else {
             None
         };
-        self.backup(node, winner, &played);
+        self.backup(&path, winner, &played);
     }
 
-    fn backup(&mut self, leaf: u32, winner: Option<Color>, played: &[(Color, Move)]) {
+    /// Backs a result up `path` (root first). The AMAF set of the node at depth `d` is
+    /// what was played after it, `played[d..]`: marked in `seen` from the leaf up, so each
+    /// child is checked with one lookup.
+    fn backup(&mut self, path: &[u32], winner: Option<Color>, played: &[(Color, Move)]) {
         let result = |c: Color| match winner {
             Some(w) if w == c => 1.0,
             Some(_) => 0.0,
             None => 0.5,
         };
-        // Moves from each depth on: the AMAF set of a node is what was played after it.
-        let depth_of_leaf = {
-            let mut d = 0;
-            let mut n = leaf;
-            while n != self.root {
-                n = self.nodes[n as usize].parent;
-                d += 1;
+        self.seen.fill(false);
+        let leaf_depth = path.len() - 1;
+        for &(c, m) in &played[leaf_depth.min(played.len())..] {
+            self.mark(c, m);
+        }
+        for (depth, &node) in path.iter().enumerate().rev() {
+            if depth < leaf_depth {
+                let (c, m) = played[depth];
+                self.mark(c, m);
             }
-            d
-        };
-        let mut node = leaf;
-        let mut depth = depth_of_leaf;
-        loop {
             let nd = &mut self.nodes[node as usize];
             nd.visits += 1;
             nd.wins += result(nd.by);
-            // The children's AMAF: every later move of the child's colour, first time only.
             let (first, count) = (nd.first, nd.count);
-            let later = &played[depth.min(played.len())..];
             for k in first..first + count {
                 let child = &self.nodes[k as usize];
-                let (by, mv) = (child.by, child.mv);
-                if mv != Move::Pass && later.iter().any(|&(c, m)| c == by && m == mv) {
+                let Move::Place(p) = child.mv else { continue };
+                let by = child.by;
+                if self.seen[self.amaf_key(by, p)] {
                     let child = &mut self.nodes[k as usize];
                     child.amaf_visits += 1;
                     child.amaf_wins += result(by);
                 }
             }
-            if node == self.root {
-                break;
-            }
-            node = self.nodes[node as usize].parent;
-            depth -= 1;
+        }
+    }
+
+    fn mark(&mut self, c: Color, m: Move) {
+        if let Move::Place(p) = m {
+            let k = self.amaf_key(c, p);
+            self.seen[k] = true;
         }
     }
 

@@ -159,7 +159,7 @@ fn count(state: &State, black: &mut Client, white: &mut Client, m: &MatchSetting
 
 /// Wins, losses and draws of engine A, with a 95% Wilson interval on its win rate (a draw
 /// counts half a win).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Tally {
     pub games: u32,
     pub a_wins: u32,

@@ -74,3 +74,29 @@ fn passes_after_the_opponent_when_the_game_is_won() {
         Choice::Play(Move::Pass)
     );
 }
+
+/// The tree kept between moves serves only the game it was grown in: after a new board
+/// size, or a new game whose moves only share a tail with the old one's, the search starts
+/// over (a kept tree would offer the old board's moves).
+#[test]
+fn a_kept_tree_is_used_only_in_its_own_game() {
+    let mut m = mcts(100, 5);
+    let mut rules = Preset::Chinese.rules();
+    rules.komi = 0.5;
+    let nine = State::new(9, rules).unwrap();
+    assert!(matches!(m.genmove(&nine, Color::Black, BUDGET, false), Choice::Play(_)));
+    let five = State::new(5, rules).unwrap();
+    for _ in 0..3 {
+        let Choice::Play(mv) = m.genmove(&five, Color::Black, BUDGET, false) else {
+            panic!("no resignation on an empty board")
+        };
+        assert!(five.is_legal(mv), "{mv:?} on 5x5");
+    }
+    // Another 5x5 game that reached a move number the tree has seen, by other moves.
+    let mut other = five.clone();
+    other.play(Move::Place(weiqi_rules::Point::new(4, 4))).unwrap();
+    let Choice::Play(mv) = m.genmove(&other, Color::White, BUDGET, false) else {
+        panic!()
+    };
+    assert!(other.is_legal(mv));
+}

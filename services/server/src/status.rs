@@ -122,13 +122,7 @@ pub fn hub_error(e: HubError) -> Status {
         HubError::NotFound { game_id } => error(Code::NotFound, "game_not_found", message, &[("game_id", &game_id)]),
         HubError::Rejected { rejection, at } => rejection_to(&rejection, &at),
         HubError::Stale { now, .. } => {
-            let at = GameAt {
-                game_id: now.game_id.clone(),
-                move_number: now.move_number,
-                seq: now.seq,
-                phase: now.phase,
-            };
-            let mut status = with_info(Code::FailedPrecondition, message, "stale", &at);
+            let mut status = with_info(Code::FailedPrecondition, message, "stale", &GameAt::of_view(&now));
             let state = view_to(&now).encode_to_vec();
             status
                 .metadata_mut()

@@ -1,5 +1,5 @@
 //! Why a call on the hub did not go through, in domain terms. The service's edge
-//! (convert.rs) turns each into a gRPC status with its details.
+//! (status.rs) turns each into a gRPC status with its details.
 
 use weiqi_game::{Game, Phase, Rejection};
 use weiqi_store::StoreError;
@@ -22,6 +22,16 @@ impl GameAt {
             move_number: g.move_number() as u32,
             seq: g.seq(),
             phase: g.phase(),
+        }
+    }
+
+    /// Where the game shown in `v` stands.
+    pub fn of_view(v: &GameView) -> GameAt {
+        GameAt {
+            game_id: v.game_id.clone(),
+            move_number: v.move_number,
+            seq: v.seq,
+            phase: v.phase,
         }
     }
 }
