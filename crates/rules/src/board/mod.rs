@@ -78,15 +78,49 @@ pub struct Board {
     chain: Vec<u16>,
     /// Next stone of the same chain (circular).
     next: Vec<u16>,
-    // Per chain, indexed by head:
-    size: Vec<u16>,
-    libs: Vec<u16>,
-    lib_sum: Vec<u32>,
-    lib_sq: Vec<u32>,
+    /// Per chain, indexed by head (one record, so one bounds check and one cache line).
+    chains: Vec<ChainStats>,
     /// The empty points in arbitrary order, and each point's index in that list.
     empties: Vec<u16>,
     empty_pos: Vec<u16>,
+    /// Per point, packed neighbour counts (see [`nbc`]): the eye test and the "has an
+    /// empty neighbour" half of legality in one load, as Pachi and libego keep them.
+    nbc: Vec<u16>,
     hash: u128,
+}
+
+/// A chain's size and pseudo-liberties: count, sum and sum of squares of the liberty
+/// cells (a liberty shared by two stones counts twice).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ChainStats {
+    size: u16,
+    libs: u16,
+    lib_sum: u32,
+    lib_sq: u32,
+}
+
+/// Packed neighbour counts: four bits each of empty neighbours, Black-or-border neighbours
+/// and White-or-border neighbours. The border counts for both colours, so "every neighbour
+/// is `c` or border" (a one-point eye of `c`) is one field equal to 4.
+pub(crate) mod nbc {
+    /// The field of empty neighbours.
+    pub const EMPTY_MASK: u16 = 0xF;
+    /// Shift of the field of colour value `c` (1 Black, 2 White).
+    #[inline(always)]
+    pub const fn shift(c: u8) -> u32 {
+        4 * c as u32
+    }
+    /// Counts of a point with no neighbour at all.
+    pub const ZERO: u16 = 0;
+    /// What a neighbour turning from empty to colour `c` adds (wrapping).
+    #[inline(always)]
+    pub const fn filled(c: u8) -> u16 {
+        (1u16 << shift(c)).wrapping_sub(1)
+    }
+    /// What a border neighbour adds.
+    pub const BORDER: u16 = (1 << 4) | (1 << 8);
+    /// What an empty neighbour adds.
+    pub const EMPTY: u16 = 1;
 }
 
 impl PartialEq for Board {
@@ -131,12 +165,10 @@ impl Board {
             cells: vec![BORDER; n],
             chain: vec![0; n],
             next: vec![0; n],
-            size: vec![0; n],
-            libs: vec![0; n],
-            lib_sum: vec![0; n],
-            lib_sq: vec![0; n],
+            chains: vec![ChainStats::default(); n],
             empties: Vec::with_capacity(width as usize * height as usize),
             empty_pos: vec![0; n],
+            nbc: vec![nbc::ZERO; n],
             hash: EMPTY_BOARD,
         };
         for y in 0..height {
@@ -147,6 +179,7 @@ impl Board {
                 b.empties.push(i as u16);
             }
         }
+        b.recount_neighbors();
         Ok(b)
     }
 

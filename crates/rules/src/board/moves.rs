@@ -6,9 +6,9 @@ use super::*;
 impl Board {
     #[inline]
     pub(super) fn in_atari(&self, head: usize) -> bool {
-        let n = self.libs[head] as u64;
-        let s = self.lib_sum[head] as u64;
-        n > 0 && s * s == n * self.lib_sq[head] as u64
+        let ch = &self.chains[head];
+        let (n, s) = (ch.libs as u64, ch.lib_sum as u64);
+        n > 0 && s * s == n * ch.lib_sq as u64
     }
 
     /// XOR of the keys of all stones in a chain: what removing it does to the hash.
@@ -51,7 +51,7 @@ impl Board {
                     captured[n_captured] = h;
                     n_captured += 1;
                     hash ^= self.chain_hash(h);
-                    captures += self.size[h] as u32;
+                    captures += self.chains[h].size as u32;
                 }
             }
         }
@@ -88,16 +88,18 @@ impl Board {
 
     #[inline]
     pub(super) fn add_lib(&mut self, head: usize, lib: usize) {
-        self.libs[head] += 1;
-        self.lib_sum[head] += lib as u32;
-        self.lib_sq[head] += (lib * lib) as u32;
+        let ch = &mut self.chains[head];
+        ch.libs += 1;
+        ch.lib_sum += lib as u32;
+        ch.lib_sq += (lib * lib) as u32;
     }
 
     #[inline]
     pub(super) fn remove_lib(&mut self, head: usize, lib: usize) {
-        self.libs[head] -= 1;
-        self.lib_sum[head] -= lib as u32;
-        self.lib_sq[head] -= (lib * lib) as u32;
+        let ch = &mut self.chains[head];
+        ch.libs -= 1;
+        ch.lib_sum -= lib as u32;
+        ch.lib_sq -= (lib * lib) as u32;
     }
 
     #[inline]
@@ -124,13 +126,17 @@ impl Board {
         let opp = c ^ 3;
         self.remove_empty(i);
         self.cells[i] = c;
+        let filled = nbc::filled(c);
+        for n in self.neighbors(i) {
+            self.nbc[n] = self.nbc[n].wrapping_add(filled);
+        }
         self.hash ^= KEYS[i][c as usize - 1];
         self.chain[i] = i as u16;
         self.next[i] = i as u16;
-        self.size[i] = 1;
-        self.libs[i] = 0;
-        self.lib_sum[i] = 0;
-        self.lib_sq[i] = 0;
+        self.chains[i] = ChainStats {
+            size: 1,
+            ..ChainStats::default()
+        };
         // One pass for liberties and merges (sums do not depend on the order), then
         // captures, once every neighbour has lost the liberty at `i`.
         let mut touches_opp = false;
@@ -159,13 +165,13 @@ impl Board {
         for n in self.neighbors(i) {
             if touches_opp && self.cells[n] == opp {
                 let h = self.chain[n] as usize;
-                if self.libs[h] == 0 {
+                if self.chains[h].libs == 0 {
                     removed[opp as usize - 1] += self.remove_chain(h);
                 }
             }
         }
         let h = self.chain[i] as usize;
-        if self.libs[h] == 0 {
+        if self.chains[h].libs == 0 {
             removed[c as usize - 1] += self.remove_chain(h);
         }
         removed
@@ -173,7 +179,11 @@ impl Board {
 
     pub(super) fn merge(&mut self, a: usize, b: usize) {
         // Keep the larger chain's head; relabel the smaller.
-        let (big, small) = if self.size[a] >= self.size[b] { (a, b) } else { (b, a) };
+        let (big, small) = if self.chains[a].size >= self.chains[b].size {
+            (a, b)
+        } else {
+            (b, a)
+        };
         let mut s = small;
         loop {
             self.chain[s] = big as u16;
@@ -183,17 +193,23 @@ impl Board {
             }
         }
         self.next.swap(big, small);
-        self.size[big] += self.size[small];
-        self.libs[big] += self.libs[small];
-        self.lib_sum[big] += self.lib_sum[small];
-        self.lib_sq[big] += self.lib_sq[small];
+        let add = self.chains[small];
+        let ch = &mut self.chains[big];
+        ch.size += add.size;
+        ch.libs += add.libs;
+        ch.lib_sum += add.lib_sum;
+        ch.lib_sq += add.lib_sq;
     }
 
     /// Removes a whole chain; returns its size.
     pub(super) fn remove_chain(&mut self, head: usize) -> u32 {
         let c = self.cells[head] as usize - 1;
+        let emptied = nbc::filled(c as u8 + 1).wrapping_neg();
         let mut s = head;
         loop {
+            for n in self.neighbors(s) {
+                self.nbc[n] = self.nbc[n].wrapping_add(emptied);
+            }
             self.cells[s] = EMPTY;
             self.hash ^= KEYS[s][c];
             self.add_empty(s);
@@ -217,6 +233,6 @@ impl Board {
                 break;
             }
         }
-        self.size[head] as u32
+        self.chains[head].size as u32
     }
 }

@@ -39,6 +39,9 @@ impl Board {
     /// `suicide_allowed` every empty point passes.
     #[inline(always)]
     pub(crate) fn is_legal_simple(&self, i: usize, c: u8, suicide_allowed: bool) -> bool {
+        if self.nbc[i] & nbc::EMPTY_MASK != 0 {
+            return true;
+        }
         for n in self.neighbors(i) {
             let v = self.cells[n];
             if v == EMPTY {
@@ -61,8 +64,8 @@ impl Board {
     #[inline]
     pub(crate) fn ko_after(&self, i: usize, captures: u32) -> Option<usize> {
         // A lone stone's pseudo-liberties are distinct, and the captured point is one.
-        let lone = self.cells[i] != EMPTY && self.size[self.chain[i] as usize] == 1;
-        (captures == 1 && lone && self.libs[i] == 1).then(|| self.lib_sum[i] as usize)
+        let lone = self.cells[i] != EMPTY && self.chains[self.chain[i] as usize].size == 1;
+        (captures == 1 && lone && self.chains[i].libs == 1).then(|| self.chains[i].lib_sum as usize)
     }
 
     /// The next stone of the chain through stone cell `i` (circular).
@@ -86,13 +89,13 @@ impl Board {
     /// The only liberty of a chain in atari (head `h`).
     #[inline]
     pub(crate) fn atari_liberty(&self, h: usize) -> usize {
-        (self.lib_sum[h] / self.libs[h] as u32) as usize
+        (self.chains[h].lib_sum / self.chains[h].libs as u32) as usize
     }
 
     /// Stones in the chain with head `h`.
     #[inline]
     pub(crate) fn chain_size(&self, h: usize) -> u32 {
-        self.size[h] as u32
+        self.chains[h].size as u32
     }
 
     /// Whether the empty point `p` is a single-point eye of `c`: every neighbour on the
@@ -105,9 +108,6 @@ impl Board {
     /// a stone of `c`.
     #[inline]
     pub(crate) fn is_eye(&self, i: usize, c: u8) -> bool {
-        self.neighbors(i).iter().all(|&n| {
-            let v = self.cells[n];
-            v == c || v == BORDER
-        })
+        (self.nbc[i] >> nbc::shift(c)) & 0xF == 4
     }
 }

@@ -24,6 +24,21 @@ impl Board {
                 }
             }
         }
+        self.recount_neighbors();
+    }
+
+    /// Recomputes the packed neighbour counts of every point from `cells`.
+    pub(super) fn recount_neighbors(&mut self) {
+        let idx: Vec<usize> = self.indices().collect();
+        for i in idx {
+            self.nbc[i] = self.neighbors(i).iter().fold(nbc::ZERO, |acc, &n| {
+                acc + match self.cells[n] {
+                    EMPTY => nbc::EMPTY,
+                    BORDER => nbc::BORDER,
+                    c => nbc::EMPTY.wrapping_add(nbc::filled(c)),
+                }
+            });
+        }
     }
 
     /// Labels the chain containing stone `start` and recounts its pseudo-liberties.
@@ -41,10 +56,10 @@ impl Board {
                 }
             }
         }
-        self.size[start] = members.len() as u16;
-        self.libs[start] = 0;
-        self.lib_sum[start] = 0;
-        self.lib_sq[start] = 0;
+        self.chains[start] = ChainStats {
+            size: members.len() as u16,
+            ..ChainStats::default()
+        };
         for (k, &s) in members.iter().enumerate() {
             self.next[s] = members[(k + 1) % members.len()] as u16;
             for n in self.neighbors(s) {
@@ -66,7 +81,7 @@ impl Board {
     pub(crate) fn has_dead_chain(&self) -> bool {
         self.indices().any(|i| {
             let v = self.cells[i];
-            (v == BLACK || v == WHITE) && self.libs[self.chain[i] as usize] == 0
+            (v == BLACK || v == WHITE) && self.chains[self.chain[i] as usize].libs == 0
         })
     }
 
@@ -78,12 +93,10 @@ impl Board {
         self.cells.clone_from(&other.cells);
         self.chain.clone_from(&other.chain);
         self.next.clone_from(&other.next);
-        self.size.clone_from(&other.size);
-        self.libs.clone_from(&other.libs);
-        self.lib_sum.clone_from(&other.lib_sum);
-        self.lib_sq.clone_from(&other.lib_sq);
+        self.chains.clone_from(&other.chains);
         self.empties.clone_from(&other.empties);
         self.empty_pos.clone_from(&other.empty_pos);
+        self.nbc.clone_from(&other.nbc);
         self.hash = other.hash;
     }
 
@@ -102,6 +115,11 @@ impl Board {
         if a != b {
             return Err("empty list differs from a recount".into());
         }
+        for i in self.indices() {
+            if self.nbc[i] != fresh.nbc[i] {
+                return Err(format!("neighbour counts at {} out of sync", self.point(i)));
+            }
+        }
         for (k, &e) in self.empties.iter().enumerate() {
             if self.empty_pos[e as usize] as usize != k {
                 return Err("empty index out of sync".into());
@@ -112,14 +130,11 @@ impl Board {
                 continue;
             }
             let (h, fh) = (self.chain[i] as usize, fresh.chain[i] as usize);
-            let same = self.size[h] == fresh.size[fh]
-                && self.libs[h] == fresh.libs[fh]
-                && self.lib_sum[h] == fresh.lib_sum[fh]
-                && self.lib_sq[h] == fresh.lib_sq[fh];
+            let same = self.chains[h] == fresh.chains[fh];
             if !same {
                 return Err(format!("chain at {} out of sync", self.point(i)));
             }
-            if self.libs[h] == 0 {
+            if self.chains[h].libs == 0 {
                 return Err(format!("chain at {} has no liberty", self.point(i)));
             }
             // Same membership: walking from i stays within one chain id and has the size.
@@ -131,11 +146,11 @@ impl Board {
                 }
                 n += 1;
                 s = self.next[s] as usize;
-                if s == i || n > self.size[h] as usize {
+                if s == i || n > self.chains[h].size as usize {
                     break;
                 }
             }
-            if n != self.size[h] as usize {
+            if n != self.chains[h].size as usize {
                 return Err("chain list length differs from size".into());
             }
         }
