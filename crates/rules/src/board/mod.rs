@@ -11,7 +11,9 @@
 use crate::color::Color;
 use crate::coord::{MAX_SIZE, MIN_SIZE, Point};
 use crate::zobrist::{EMPTY_BOARD, KEYS};
+use grid::Grid;
 
+mod grid;
 mod moves;
 mod queries;
 mod setup;
@@ -67,25 +69,28 @@ pub(crate) enum BoardIllegal {
     Suicide,
 }
 
-/// Stones on a rectangular grid with chain bookkeeping. Cheap to clone.
-#[derive(Clone)]
+/// Stones on a rectangular grid with chain bookkeeping. Cheap to clone (copies only the
+/// cells its size uses).
 pub struct Board {
     width: u8,
     height: u8,
     stride: usize,
-    cells: Vec<u8>,
+    /// Padded cells in use: `(height + 2) * stride`.
+    n_cells: usize,
+    cells: Grid<u8>,
     /// Head of the chain a stone belongs to.
-    chain: Vec<u16>,
+    chain: Grid<u16>,
     /// Next stone of the same chain (circular).
-    next: Vec<u16>,
+    next: Grid<u16>,
     /// Per chain, indexed by head (one record, so one bounds check and one cache line).
-    chains: Vec<ChainStats>,
+    chains: Grid<ChainStats>,
     /// The empty points in arbitrary order, and each point's index in that list.
-    empties: Vec<u16>,
-    empty_pos: Vec<u16>,
+    empties: Grid<u16>,
+    n_empty: usize,
+    empty_pos: Grid<u16>,
     /// Per point, packed neighbour counts (see [`nbc`]): the eye test and the "has an
     /// empty neighbour" half of legality in one load, as Pachi and libego keep them.
-    nbc: Vec<u16>,
+    nbc: Grid<u16>,
     hash: u128,
 }
 
@@ -126,10 +131,37 @@ pub(crate) mod nbc {
 impl PartialEq for Board {
     /// Two boards are equal when they have the same size and the same stones.
     fn eq(&self, other: &Board) -> bool {
-        self.width == other.width && self.height == other.height && self.cells == other.cells
+        let n = self.n_cells;
+        self.width == other.width && self.height == other.height && self.cells.prefix(n) == other.cells.prefix(n)
     }
 }
 impl Eq for Board {}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        let mut b = Board {
+            width: self.width,
+            height: self.height,
+            stride: self.stride,
+            n_cells: self.n_cells,
+            cells: Grid::filled(BORDER),
+            chain: Grid::filled(0),
+            next: Grid::filled(0),
+            chains: Grid::filled(ChainStats::default()),
+            empties: Grid::filled(0),
+            n_empty: 0,
+            empty_pos: Grid::filled(0),
+            nbc: Grid::filled(nbc::ZERO),
+            hash: self.hash,
+        };
+        b.copy_from(self);
+        b
+    }
+
+    fn clone_from(&mut self, other: &Board) {
+        self.copy_from(other);
+    }
+}
 
 impl std::fmt::Debug for Board {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -162,21 +194,22 @@ impl Board {
             width,
             height,
             stride,
-            cells: vec![BORDER; n],
-            chain: vec![0; n],
-            next: vec![0; n],
-            chains: vec![ChainStats::default(); n],
-            empties: Vec::with_capacity(width as usize * height as usize),
-            empty_pos: vec![0; n],
-            nbc: vec![nbc::ZERO; n],
+            n_cells: n,
+            cells: Grid::filled(BORDER),
+            chain: Grid::filled(0),
+            next: Grid::filled(0),
+            chains: Grid::filled(ChainStats::default()),
+            empties: Grid::filled(0),
+            n_empty: 0,
+            empty_pos: Grid::filled(0),
+            nbc: Grid::filled(nbc::ZERO),
             hash: EMPTY_BOARD,
         };
         for y in 0..height {
             for x in 0..width {
                 let i = b.index(Point::new(x, y));
                 b.cells[i] = EMPTY;
-                b.empty_pos[i] = b.empties.len() as u16;
-                b.empties.push(i as u16);
+                b.add_empty(i);
             }
         }
         b.recount_neighbors();
@@ -255,7 +288,7 @@ impl Board {
 
     /// Length of the padded cell array.
     pub(crate) fn cell_count(&self) -> usize {
-        self.cells.len()
+        self.n_cells
     }
 
     #[inline]
@@ -294,17 +327,24 @@ impl Board {
 
     /// Number of empty points.
     pub fn empty_count(&self) -> usize {
-        self.empties.len()
+        self.n_empty
     }
 
     /// Empty points, in no particular order.
     pub fn empty_points(&self) -> impl Iterator<Item = Point> + '_ {
-        self.empties.iter().map(|&i| self.point(i as usize))
+        self.empties().iter().map(|&i| self.point(i as usize))
     }
 
     #[inline]
     pub(crate) fn empties(&self) -> &[u16] {
-        &self.empties
+        self.empties.prefix(self.n_empty)
+    }
+
+    /// The `k`th entry of the empty list (`k < empty_count()`).
+    #[inline(always)]
+    pub(crate) fn empty_at(&self, k: usize) -> usize {
+        debug_assert!(k < self.n_empty);
+        self.empties[k] as usize
     }
 
     /// Swaps two entries of the empty list (used by samplers for in-place shuffling).
@@ -321,7 +361,7 @@ impl Board {
         out.clear();
         for y in 0..self.height as usize {
             let row = (y + 1) * self.stride;
-            out.extend_from_slice(&self.cells[row..row + self.width as usize]);
+            out.extend_from_slice(&self.cells.prefix(self.n_cells)[row..row + self.width as usize]);
         }
     }
 

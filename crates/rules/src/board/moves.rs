@@ -105,7 +105,9 @@ impl Board {
     #[inline]
     pub(super) fn remove_empty(&mut self, i: usize) {
         let pos = self.empty_pos[i] as usize;
-        let last = self.empties.pop().expect("point was empty");
+        debug_assert!(self.n_empty > 0, "point was empty");
+        self.n_empty -= 1;
+        let last = self.empties[self.n_empty];
         if last as usize != i {
             self.empties[pos] = last;
             self.empty_pos[last as usize] = pos as u16;
@@ -114,8 +116,9 @@ impl Board {
 
     #[inline]
     pub(super) fn add_empty(&mut self, i: usize) {
-        self.empty_pos[i] = self.empties.len() as u16;
-        self.empties.push(i as u16);
+        self.empty_pos[i] = self.n_empty as u16;
+        self.empties[self.n_empty] = i as u16;
+        self.n_empty += 1;
     }
 
     /// Places stone value `c` on empty cell `i`, resolving captures (opponent first, R4) and
@@ -133,31 +136,34 @@ impl Board {
         self.hash ^= KEYS[i][c as usize - 1];
         self.chain[i] = i as u16;
         self.next[i] = i as u16;
-        self.chains[i] = ChainStats {
+        // The new stone's own liberties, without branching on each neighbour's kind.
+        let nb = self.neighbors(i);
+        let mut own = ChainStats {
             size: 1,
             ..ChainStats::default()
         };
-        // One pass for liberties and merges (sums do not depend on the order), then
-        // captures, once every neighbour has lost the liberty at `i`.
+        for n in nb {
+            let e = (self.cells[n] == EMPTY) as u32;
+            own.libs += e as u16;
+            own.lib_sum += e * n as u32;
+            own.lib_sq += e * (n * n) as u32;
+        }
+        self.chains[i] = own;
+        // Stone neighbours lose the liberty at `i`; own chains merge. Captures come after,
+        // once every neighbour has lost it.
         let mut touches_opp = false;
-        for n in self.neighbors(i) {
-            match self.cells[n] {
-                EMPTY => {
-                    let h = self.chain[i] as usize;
-                    self.add_lib(h, n);
-                }
-                BORDER => {}
-                v => {
-                    let h = self.chain[n] as usize;
-                    self.remove_lib(h, i);
-                    if v == c {
-                        let a = self.chain[i] as usize;
-                        if a != h {
-                            self.merge(a, h);
-                        }
-                    } else {
-                        touches_opp = true;
+        for n in nb {
+            let v = self.cells[n];
+            if v == BLACK || v == WHITE {
+                let h = self.chain[n] as usize;
+                self.remove_lib(h, i);
+                if v == c {
+                    let a = self.chain[i] as usize;
+                    if a != h {
+                        self.merge(a, h);
                     }
+                } else {
+                    touches_opp = true;
                 }
             }
         }

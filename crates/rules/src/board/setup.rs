@@ -7,7 +7,7 @@ impl Board {
     /// Recomputes chains, liberties, the empty list and the hash from `cells`. Used after
     /// setup stones and by undo; O(board).
     pub(crate) fn rebuild(&mut self) {
-        self.empties.clear();
+        self.n_empty = 0;
         self.hash = EMPTY_BOARD;
         let idx: Vec<usize> = self.indices().collect();
         for &i in &idx {
@@ -90,13 +90,16 @@ impl Board {
         self.width = other.width;
         self.height = other.height;
         self.stride = other.stride;
-        self.cells.clone_from(&other.cells);
-        self.chain.clone_from(&other.chain);
-        self.next.clone_from(&other.next);
-        self.chains.clone_from(&other.chains);
-        self.empties.clone_from(&other.empties);
-        self.empty_pos.clone_from(&other.empty_pos);
-        self.nbc.clone_from(&other.nbc);
+        let n = other.n_cells;
+        self.n_cells = n;
+        self.cells.copy_prefix(&other.cells, n);
+        self.chain.copy_prefix(&other.chain, n);
+        self.next.copy_prefix(&other.next, n);
+        self.chains.copy_prefix(&other.chains, n);
+        self.empties.copy_prefix(&other.empties, other.n_empty);
+        self.n_empty = other.n_empty;
+        self.empty_pos.copy_prefix(&other.empty_pos, n);
+        self.nbc.copy_prefix(&other.nbc, n);
         self.hash = other.hash;
     }
 
@@ -108,8 +111,8 @@ impl Board {
         if fresh.hash != self.hash {
             return Err("hash differs from a recount".into());
         }
-        let mut a: Vec<u16> = self.empties.clone();
-        let mut b: Vec<u16> = fresh.empties.clone();
+        let mut a: Vec<u16> = self.empties().to_vec();
+        let mut b: Vec<u16> = fresh.empties().to_vec();
         a.sort_unstable();
         b.sort_unstable();
         if a != b {
@@ -120,7 +123,7 @@ impl Board {
                 return Err(format!("neighbour counts at {} out of sync", self.point(i)));
             }
         }
-        for (k, &e) in self.empties.iter().enumerate() {
+        for (k, &e) in self.empties().iter().enumerate() {
             if self.empty_pos[e as usize] as usize != k {
                 return Err("empty index out of sync".into());
             }

@@ -39,6 +39,9 @@ pub struct Playout {
     /// Position keys after each move that removed stones: a cycle (double ko and the like,
     /// which simple ko allows forever) must pass through one of them again.
     removal_keys: Vec<u128>,
+    /// One bit per value of a key's low byte among `removal_keys`: most keys are new, and
+    /// the bit says so without scanning the list.
+    removal_filter: [u64; 4],
     cycled: bool,
     exact: Option<State>,
 }
@@ -56,6 +59,7 @@ impl Playout {
             last: 0,
             moves: Vec::new(),
             removal_keys: Vec::new(),
+            removal_filter: [0; 4],
             cycled: false,
             exact: None,
         }
@@ -85,6 +89,7 @@ impl Playout {
         self.last = 0;
         self.plies = 0;
         self.removal_keys.clear();
+        self.removal_filter = [0; 4];
         self.cycled = false;
         while self.passes < 2 && !self.cycled && self.plies < self.opts.max_moves {
             self.step(rng);
@@ -172,7 +177,7 @@ impl Playout {
             if k == n {
                 return None; // pass drawn (uniform), or no empty point at all
             }
-            let cell = self.board.empties()[k] as usize;
+            let cell = self.board.empty_at(k);
             if self.acceptable::<MODE>(cell, me) {
                 return Some(cell);
             }
@@ -191,7 +196,7 @@ impl Playout {
                 }
                 i + below(rng, n - i)
             };
-            let cell = self.board.empties()[pick] as usize;
+            let cell = self.board.empty_at(pick);
             if self.acceptable::<MODE>(cell, me) {
                 // Only rejected candidates need to leave the undrawn part of the list.
                 return Some(cell);
@@ -221,9 +226,11 @@ impl Playout {
         if removed != [0, 0] {
             // Situational key: the same stones with the other player to move differ.
             let key = self.board.hash() ^ (self.to_move == Color::White) as u128;
-            if self.removal_keys.contains(&key) {
+            let (word, bit) = ((key as usize >> 6) & 3, 1u64 << (key & 63));
+            if self.removal_filter[word] & bit != 0 && self.removal_keys.contains(&key) {
                 self.cycled = true;
             } else {
+                self.removal_filter[word] |= bit;
                 self.removal_keys.push(key);
             }
         }

@@ -84,7 +84,7 @@ impl State {
                 }
             };
             self.board_mut().swap_empties(i, pick);
-            let cell = self.board().empties()[i] as usize;
+            let cell = self.board().empty_at(i);
             let skip = policy != Policy::Uniform && self.board().is_eye(cell, me);
             if !skip && self.check_index(cell).is_ok() {
                 return Move::Place(self.board().point(cell));
@@ -106,7 +106,7 @@ impl State {
         for i in 0..n {
             let pick = i + below(rng, n - i);
             self.board_mut().swap_empties(i, pick);
-            let cell = self.board().empties()[i] as usize;
+            let cell = self.board().empty_at(i);
             let ok = !self.board().is_eye(cell, me)
                 && !heavy::is_big_self_atari(self.board(), cell, me)
                 && self.check_index(cell).is_ok();
