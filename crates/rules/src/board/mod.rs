@@ -139,21 +139,7 @@ impl Eq for Board {}
 
 impl Clone for Board {
     fn clone(&self) -> Board {
-        let mut b = Board {
-            width: self.width,
-            height: self.height,
-            stride: self.stride,
-            n_cells: self.n_cells,
-            cells: Grid::filled(BORDER),
-            chain: Grid::filled(0),
-            next: Grid::filled(0),
-            chains: Grid::filled(ChainStats::default()),
-            empties: Grid::filled(0),
-            n_empty: 0,
-            empty_pos: Grid::filled(0),
-            nbc: Grid::filled(nbc::ZERO),
-            hash: self.hash,
-        };
+        let mut b = Board::blank(self.width, self.height);
         b.copy_from(self);
         b
     }
@@ -179,22 +165,14 @@ impl Board {
         Board::rect(size, size)
     }
 
-    /// An empty rectangular board.
-    pub fn rect(width: u8, height: u8) -> Result<Board, BadSize> {
-        let ok = |s: u8| (MIN_SIZE..=MAX_SIZE).contains(&s);
-        // 1xN boards are allowed too (KataGo's tests use 4x1): only the area matters.
-        let ok_line = |w: u8, h: u8| (w == 1 && ok(h)) || (h == 1 && ok(w));
-        let valid = (ok(width) && ok(height)) || ok_line(width, height);
-        if !valid {
-            return Err(BadSize { width, height });
-        }
+    /// A board of this size whose every cell is border (the caller fills it).
+    fn blank(width: u8, height: u8) -> Board {
         let stride = width as usize + 1;
-        let n = (height as usize + 2) * stride;
-        let mut b = Board {
+        Board {
             width,
             height,
             stride,
-            n_cells: n,
+            n_cells: (height as usize + 2) * stride,
             cells: Grid::filled(BORDER),
             chain: Grid::filled(0),
             next: Grid::filled(0),
@@ -204,7 +182,19 @@ impl Board {
             empty_pos: Grid::filled(0),
             nbc: Grid::filled(nbc::ZERO),
             hash: EMPTY_BOARD,
-        };
+        }
+    }
+
+    /// An empty rectangular board.
+    pub fn rect(width: u8, height: u8) -> Result<Board, BadSize> {
+        let ok = |s: u8| (MIN_SIZE..=MAX_SIZE).contains(&s);
+        // 1xN boards are allowed too (KataGo's tests use 4x1): only the area matters.
+        let ok_line = |w: u8, h: u8| (w == 1 && ok(h)) || (h == 1 && ok(w));
+        let valid = (ok(width) && ok(height)) || ok_line(width, height);
+        if !valid {
+            return Err(BadSize { width, height });
+        }
+        let mut b = Board::blank(width, height);
         for y in 0..height {
             for x in 0..width {
                 let i = b.index(Point::new(x, y));
