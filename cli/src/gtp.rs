@@ -30,11 +30,14 @@ pub struct GtpArgs {
     #[arg(long, default_value_t = 0.1)]
     resign_below: f64,
     /// Dead stones at the end (final_score, final_status_list): playouts of the estimate.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = weiqi_rules::DEFAULT_DEAD_PLAYOUTS)]
     dead_playouts: u32,
     /// Dead stones at the end: the share of playouts in which a chain must be lost.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = weiqi_rules::DEFAULT_DEAD_THRESHOLD)]
     dead_threshold: f64,
+    /// Dead stones at the end: the playout policy (light or heavy).
+    #[arg(long, default_value = "light")]
+    dead_policy: Policy,
     /// Seed of the player's random choices (with one thread, a fixed seed and playout count
     /// repeat a game).
     #[arg(long, default_value_t = 1)]
@@ -59,8 +62,13 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
             resign_below: args.resign_below,
         })),
     };
-    let mut engine = Engine::new(args.rules, player, Duration::from_secs_f64(args.seconds))
-        .with_dead_estimate(args.dead_playouts, args.dead_threshold);
+    let mut engine = Engine::new(args.rules, player, Duration::from_secs_f64(args.seconds)).with_dead_estimate(
+        weiqi_rules::DeadEstimate {
+            playouts: args.dead_playouts,
+            threshold: args.dead_threshold,
+            policy: args.dead_policy,
+        },
+    );
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
     weiqi_gtp::serve(&mut engine, stdin, stdout)?;

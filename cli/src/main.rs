@@ -1,6 +1,7 @@
 //! `weiqi`: the command-line face of the weiqi rules engine (and, later, the service).
 
 mod bench;
+mod bot;
 mod gtp;
 mod matchup;
 mod referee;
@@ -179,6 +180,9 @@ enum Command {
     /// Speaks GTP (Go Text Protocol v2) on standard input and output: weiqi as an engine
     /// for GUIs (Sabaki, GoGui, Lizzie), referees and server bridges.
     Gtp(gtp::GtpArgs),
+    /// Brings a GTP engine onto the service: seeks or joins games and plays them (as
+    /// gtp2ogs does for OGS).
+    Bot(bot::BotArgs),
     /// Plays two GTP engines against each other (colours alternating), refereed by the
     /// rules: an illegal move loses, the end is counted by area.
     Match(matchup::MatchArgs),
@@ -247,6 +251,7 @@ fn main() -> ExitCode {
         Command::Bench { what } => bench::run(what),
         Command::Referee { script } => referee::run(&script),
         Command::Gtp(args) => gtp::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Bot(args) => bot::run(args),
         Command::Match(args) => matchup::run(args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => train(args),
         Command::Arena {

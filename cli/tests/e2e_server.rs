@@ -38,12 +38,7 @@ async fn full_game_to_agreed_score() {
     let res = st.result.unwrap();
     assert_eq!(res.reason, pb::EndReason::Score as i32);
     assert_eq!(res.black_points + res.white_points, 25.0);
-    let sgf = c
-        .export_sgf(pb::ExportSgfRequest { game_id: g.id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .sgf;
+    let sgf = support::sgf(&mut c, &g.id).await;
     assert!(sgf.contains("RE[") && sgf.contains(";B[cc]"), "{sgf}");
     // The lobby no longer lists it as playing.
     let lobby = c
@@ -428,12 +423,7 @@ async fn host_cancels_open_game() {
         (err.code(), reason(&err).as_str()),
         (Code::FailedPrecondition, "wrong_phase")
     );
-    let sgf = c
-        .export_sgf(pb::ExportSgfRequest { game_id: id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .sgf;
+    let sgf = support::sgf(&mut c, &id).await;
     assert!(sgf.contains("RE[Void]"), "{sgf}");
 }
 

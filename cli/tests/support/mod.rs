@@ -28,12 +28,17 @@ impl Server {
 
     /// With extra environment (configuration) for the server.
     pub fn start_with(dir: PathBuf, env: &[(&str, &str)]) -> Server {
+        Server::start_on(dir, "127.0.0.1:0", env)
+    }
+
+    /// Listening on `listen` (a fixed port, so that clients reconnect to a restarted one).
+    pub fn start_on(dir: PathBuf, listen: &str, env: &[(&str, &str)]) -> Server {
         std::fs::create_dir_all(&dir).unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_weiqi"))
             .args([
                 "serve",
                 "--listen",
-                "127.0.0.1:0",
+                listen,
                 "--metrics-listen",
                 "127.0.0.1:0",
                 "--data-dir",
@@ -264,6 +269,14 @@ pub async fn watch(
     .await
     .unwrap()
     .into_inner()
+}
+
+pub async fn sgf(c: &mut GameServiceClient<Channel>, id: &str) -> String {
+    c.export_sgf(pb::ExportSgfRequest { game_id: id.into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .sgf
 }
 
 pub async fn state(c: &mut GameServiceClient<Channel>, id: &str) -> pb::GameState {

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use weiqi_rules::sgf::GameRecord;
-use weiqi_rules::{Color, MAX_SIZE, MIN_SIZE, Move, Point, Preset, Rules, State};
+use weiqi_rules::{Color, DeadEstimate, MAX_SIZE, MIN_SIZE, Move, Point, Preset, Rules, State};
 
 use crate::player::{Choice, Player};
 use crate::protocol::{Line, Reply};
@@ -39,15 +39,6 @@ pub const COMMANDS: &[&str] = &[
     "kgs-rules",
 ];
 
-/// How many light playouts judge which stones are dead at the end (`final_score`,
-/// `final_status_list`), and the share of them in which a chain must be lost: the
-/// defaults of [`Engine::with_dead_estimate`]. Chosen on 80 GNU Go self-play games on 9x9
-/// (`bench/dead_stones.py`): equal to GNU Go's dead list in 96% of the games where it
-/// finds dead stones (0.8 and 200 playouts: 35%; 0.55: 90% with no stone GNU Go calls
-/// alive).
-const DEAD_PLAYOUTS: u32 = 1000;
-const DEAD_THRESHOLD: f64 = 0.5;
-
 /// A GTP engine over the rules crate.
 pub struct Engine {
     state: State,
@@ -58,8 +49,8 @@ pub struct Engine {
     left: [Option<Left>; 2],
     /// The engine's own limit on a move's time (`--seconds`).
     move_cap: Duration,
-    /// The dead-stone estimate's playouts and threshold.
-    dead_estimate: (u32, f64),
+    /// How dead stones are judged.
+    dead_estimate: DeadEstimate,
 }
 
 type Answer = Result<String, String>;
@@ -98,14 +89,17 @@ impl Engine {
             time: TimeSettings::None,
             left: [None, None],
             move_cap,
-            dead_estimate: (DEAD_PLAYOUTS, DEAD_THRESHOLD),
+            dead_estimate: DeadEstimate::default(),
         }
     }
 
-    /// Judges dead stones with `playouts` playouts, a chain dead when lost in at least
-    /// `threshold` of them.
-    pub fn with_dead_estimate(mut self, playouts: u32, threshold: f64) -> Engine {
-        self.dead_estimate = (playouts.max(1), threshold.clamp(0.0, 1.0));
+    /// Judges dead stones with this estimate (playouts at least 1, threshold 0..=1).
+    pub fn with_dead_estimate(mut self, estimate: DeadEstimate) -> Engine {
+        self.dead_estimate = DeadEstimate {
+            playouts: estimate.playouts.max(1),
+            threshold: estimate.threshold.clamp(0.0, 1.0),
+            policy: estimate.policy,
+        };
         self
     }
 
@@ -276,8 +270,7 @@ impl Engine {
     }
 
     fn dead(&self) -> Vec<Point> {
-        let (playouts, threshold) = self.dead_estimate;
-        weiqi_rules::estimate_dead(&self.state, playouts, threshold)
+        self.dead_estimate.estimate(&self.state)
     }
 
     fn final_score(&self) -> String {

@@ -148,7 +148,7 @@ fn count(state: &State, black: &mut Client, white: &mut Client, m: &MatchSetting
     }
     let dead = match (&lists[0], &lists[1]) {
         (Some(a), Some(b)) if a == b => a.clone(),
-        _ => weiqi_rules::estimate_dead(state, 200, 0.8),
+        _ => weiqi_rules::DeadEstimate::default().estimate(state),
     };
     Ok(state
         .area_score(&dead)

@@ -13,7 +13,7 @@ use rand_core::{RngCore, impls};
 use crate::benson;
 use crate::color::Color;
 use crate::coord::Point;
-use crate::playout::Policy;
+use crate::playout::{Playout, PlayoutOptions, Policy};
 use crate::score::region_reach;
 use crate::state::State;
 
@@ -36,44 +36,104 @@ impl RngCore for SplitMix {
     }
 }
 
-/// Proposes the dead stones of a finished position: every stone inside the opponent's
-/// pass-alive territory, and every other chain (never a pass-alive one) whose points the
-/// opponent owns in at least `threshold` (0..=1) of `playouts` random continuations.
-pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point> {
-    let board = state.board();
-    let mut dead: Vec<Point> = benson::unconditionally_dead(board);
-    // Stones whose fate Benson's analysis already decides (dead or pass-alive), by index.
-    let mut settled = vec![false; board.cell_count()];
-    for p in dead
-        .iter()
-        .chain(&benson::pass_alive(board, Color::Black).stones)
-        .chain(&benson::pass_alive(board, Color::White).stones)
-    {
-        settled[board.index(*p)] = true;
+/// How dead stones are judged: how many playouts, with which policy, and the share of them
+/// in which the opponent must own a chain's points. The server's proposal (C6) and `weiqi
+/// gtp` (`final_score`, `final_status_list`) use [`DeadEstimate::default`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeadEstimate {
+    pub playouts: u32,
+    /// 0..=1.
+    pub threshold: f64,
+    /// Light or heavy (heavy never plays a self-atari of two stones or more, so a seki's
+    /// chains, where either side's approach is such a self-atari, mostly survive).
+    pub policy: Policy,
+}
+
+impl Default for DeadEstimate {
+    /// Chosen against GNU Go's `final_status_list dead` on GNU Go self-play games
+    /// (`bench/dead_stones.py`; the figures are in the README).
+    fn default() -> DeadEstimate {
+        DeadEstimate {
+            playouts: DEFAULT_DEAD_PLAYOUTS,
+            threshold: DEFAULT_DEAD_THRESHOLD,
+            policy: Policy::Light,
+        }
     }
-    // When every stone is settled (half of all finished random 9x9 games), the playouts
-    // could change nothing, so none are played.
-    let playouts = if board
-        .indices()
-        .all(|i| settled[i] || board.cell(i) == crate::board::EMPTY)
-    {
-        0
-    } else {
-        playouts
-    };
-    // Ownership counts per point: how often Black / White owns it at the end.
-    let n = board.cell_count();
-    let mut owned = vec![[0u32; 2]; n];
+}
+
+/// The default estimate's playouts: about 10 ms on 9x9 and 50 ms on 19x19 on one core.
+pub const DEFAULT_DEAD_PLAYOUTS: u32 = 1000;
+/// The default estimate's threshold.
+pub const DEFAULT_DEAD_THRESHOLD: f64 = 0.5;
+
+/// [`DeadEstimate::estimate`] with the given playouts and threshold, light playouts.
+pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point> {
+    DeadEstimate {
+        playouts,
+        threshold,
+        policy: Policy::Light,
+    }
+    .estimate(state)
+}
+
+impl DeadEstimate {
+    /// Proposes the dead stones of a finished position: every stone inside the opponent's
+    /// pass-alive territory, and every other chain (never a pass-alive one) whose points
+    /// the opponent owns in at least `threshold` of `playouts` random continuations.
+    /// Deterministic: the generator is seeded from the position.
+    pub fn estimate(&self, state: &State) -> Vec<Point> {
+        let board = state.board();
+        let mut dead: Vec<Point> = benson::unconditionally_dead(board);
+        // Stones whose fate Benson's analysis already decides (dead or pass-alive), by index.
+        let mut settled = vec![false; board.cell_count()];
+        for p in dead
+            .iter()
+            .chain(&benson::pass_alive(board, Color::Black).stones)
+            .chain(&benson::pass_alive(board, Color::White).stones)
+        {
+            settled[board.index(*p)] = true;
+        }
+        // When every stone is settled (half of all finished random 9x9 games), the
+        // playouts could change nothing, so none are played.
+        let all_settled = board
+            .indices()
+            .all(|i| settled[i] || board.cell(i) == crate::board::EMPTY);
+        let playouts = if all_settled { 0 } else { self.playouts };
+        let owned = ownership(state, playouts, self.policy);
+        let need = (self.threshold * playouts as f64).ceil() as u32;
+        for p in board.points() {
+            let Some(c) = board.get(p) else { continue };
+            if settled[board.index(p)] {
+                continue;
+            }
+            let chain = board.chain_points(p);
+            for q in &chain {
+                settled[board.index(*q)] = true;
+            }
+            let opp = c.opponent().index();
+            if playouts > 0 && chain.iter().all(|q| owned[board.index(*q)][opp] >= need) {
+                dead.extend(chain);
+            }
+        }
+        dead.sort_by_key(|p| (p.y, p.x));
+        dead.dedup();
+        dead
+    }
+}
+
+/// How often Black and White own each point (by padded index) at the end of `playouts`
+/// continuations of the position. They run on the simple-ko playout runner from the
+/// position alone, without the game's history: this is an estimate, and copying a long
+/// history (and its superko set) into every playout cost more than the playout itself.
+fn ownership(state: &State, playouts: u32, policy: Policy) -> Vec<[u32; 2]> {
+    let board = state.board();
+    let mut owned = vec![[0u32; 2]; board.cell_count()];
     let mut rng = SplitMix(board.hash() as u64 ^ (board.hash() >> 64) as u64);
-    let cap = 4 * board.area() as usize;
-    // The continuations start from the position alone, without the game's history: this
-    // is an estimate, and copying a long history (and its superko set) into every playout
-    // cost more than the playout itself.
     let start = State::from_board(board.clone(), state.to_move(), *state.rules());
+    let mut runner = Playout::new(PlayoutOptions::fast(policy, board.width().max(board.height())));
     for _ in 0..playouts {
-        let mut s = start.clone();
-        s.play_random_game(Policy::Light, &mut rng, cap);
-        let b = s.board();
+        runner.run(&start, &mut rng);
+        let b = runner.board();
         let reach = region_reach(b);
         for i in b.indices() {
             match b.cell(i) {
@@ -87,24 +147,7 @@ pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point>
             }
         }
     }
-    let need = (threshold * playouts as f64).ceil() as u32;
-    for p in board.points() {
-        let Some(c) = board.get(p) else { continue };
-        if settled[board.index(p)] {
-            continue;
-        }
-        let chain = board.chain_points(p);
-        for q in &chain {
-            settled[board.index(*q)] = true;
-        }
-        let opp = c.opponent().index();
-        if playouts > 0 && chain.iter().all(|q| owned[board.index(*q)][opp] >= need) {
-            dead.extend(chain);
-        }
-    }
-    dead.sort_by_key(|p| (p.y, p.x));
-    dead.dedup();
-    dead
+    owned
 }
 
 #[cfg(test)]

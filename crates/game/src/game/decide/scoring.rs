@@ -6,12 +6,13 @@ use weiqi_rules::{Point, State};
 use super::Tx;
 use crate::types::*;
 
-/// The referee's proposal of dead stones after two passes: stones inside the opponent's
-/// pass-alive territory (Benson, certain), plus chains the opponent owns in at least 90%
-/// of 64 random continuations (never a pass-alive chain). Deterministic. Players may
-/// change it; nothing is scored without both agreeing.
+/// The referee's proposal of dead stones after two passes: the project's one estimate
+/// (`weiqi_rules::DeadEstimate::default()`, the same `weiqi gtp` answers with): stones
+/// inside the opponent's pass-alive territory (Benson, certain), plus chains the opponent
+/// owns in at least half of 1000 random continuations (never a pass-alive chain).
+/// Deterministic. Players may change it; nothing is scored without both agreeing.
 pub fn propose_dead(state: &State) -> Vec<Point> {
-    weiqi_rules::estimate_dead(state, 64, 0.9)
+    weiqi_rules::DeadEstimate::default().estimate(state)
 }
 
 impl Tx<'_> {

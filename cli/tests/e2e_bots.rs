@@ -1,0 +1,195 @@
+//! `weiqi bot` end to end (issue 15): two bot processes, one seeking and one joining, each
+//! driving GNU Go (Debian's `gnugo`; CI installs it), play full 9x9 games on a real `weiqi
+//! serve`, while one bot's engines are killed and the server is crashed and restarted
+//! mid-game. Every game must end by two passes and agreement, with the service's result
+//! equal to GNU Go's own count of the exported SGF.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::Server;
+use weiqi_proto::v1 as pb;
+
+const GAMES: u64 = 10;
+
+fn gnugo() -> Option<&'static str> {
+    let found = ["/usr/games/gnugo", "/usr/bin/gnugo"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("WEIQI_REQUIRE_GNUGO").is_none(),
+            "WEIQI_REQUIRE_GNUGO is set but gnugo is not installed"
+        );
+        eprintln!("skipped: gnugo is not installed");
+    }
+    found
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn bot(server: &str, engine: &str, role: &[&str], transcripts: &std::path::Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_weiqi"))
+        .args(["bot", "--server", server, "--engine", engine, "--games"])
+        .arg(GAMES.to_string())
+        .args(["--max-games", "2", "--poll-ms", "200", "--transcripts"])
+        .arg(transcripts)
+        .args(role)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn weiqi bot")
+}
+
+/// Waits until some game in play has at least `moves` moves.
+async fn game_in_play(server: &str, moves: u32) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        if let Ok(mut c) = pb::game_service_client::GameServiceClient::connect(server.to_string()).await
+            && let Ok(r) = c.list_games(pb::ListGamesRequest { limit: 10 }).await
+            && r.into_inner().playing.iter().any(|g| g.move_number >= moves)
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no game reached move {moves}");
+}
+
+/// GNU Go's count of an SGF record: `loadsgf` then `final_score`.
+fn gnugo_score(gnugo: &str, sgf: &str) -> String {
+    let path = std::env::temp_dir().join(format!("weiqi-bot-score-{}.sgf", std::process::id()));
+    std::fs::write(&path, sgf).unwrap();
+    let mut go = Command::new(gnugo)
+        .args(["--mode", "gtp", "--chinese-rules"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = go.stdin.take().unwrap();
+    writeln!(stdin, "loadsgf {}\nfinal_score\nquit", path.display()).unwrap();
+    drop(stdin);
+    let out = BufReader::new(go.stdout.take().unwrap());
+    let answers: Vec<String> = out
+        .lines()
+        .map(Result::unwrap)
+        .filter(|l| l.starts_with('=') || l.starts_with('?'))
+        .collect();
+    go.wait().unwrap();
+    assert!(answers.len() >= 2 && answers[1].starts_with('='), "{answers:?}");
+    answers[1].trim_start_matches('=').trim().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gnu_go_bots_play_on_the_service_through_engine_kills_and_a_server_restart() {
+    let Some(gnugo) = gnugo() else { return };
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let url = format!("http://{listen}");
+    let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-bots", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let server = Server::start_on(dir.join("data"), &listen, &[]);
+    // The joiner's engines carry an extra flag so that they alone can be found and killed.
+    let seeker_engine = format!("{gnugo} --mode gtp --level 1 --chinese-rules");
+    let joiner_engine = format!("{gnugo} --mode gtp --level 1 --chinese-rules --komi 7.5");
+    let mut seeker = bot(
+        &url,
+        &seeker_engine,
+        &["--seek", "size=9,komi=7.5,time=byoyomi:600+3x30"],
+        &dir.join("seeker"),
+    );
+    let mut joiner = bot(&url, &joiner_engine, &["--join", "--sizes", "9"], &dir.join("joiner"));
+
+    // Kill the joiner's engines mid-game: the bot restarts them and replays the game.
+    game_in_play(&url, 12).await;
+    // Anchored: the bot's own command line holds the engine's too.
+    let pattern = format!("^{gnugo} .*--komi 7.5");
+    let killed = Command::new("pkill").args(["-f", &pattern]).status().unwrap();
+    assert!(killed.success(), "no engine process to kill");
+
+    // Crash the server mid-game and start it again on the same port and data.
+    game_in_play(&url, 20).await;
+    let data = server.crash();
+    let server = Server::start_on(data, &listen, &[]);
+
+    let mut summaries = Vec::new();
+    for (name, child) in [("seeker", &mut seeker), ("joiner", &mut joiner)] {
+        let deadline = Instant::now() + Duration::from_secs(400);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let mut log = String::new();
+                let _ = std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut log);
+                panic!("the {name} bot did not finish its games: {log}");
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        let mut out = String::new();
+        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut out).unwrap();
+        let mut log = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut log).unwrap();
+        assert!(status.success(), "{name}: {log}");
+        let v: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{name}: {e}: {out:?}"));
+        assert_eq!(v["finished"], GAMES, "{name}: {v}");
+        if name == "joiner" {
+            assert!(log.contains("\"engine_failed\""), "the kill was not noticed: {log}");
+        }
+        assert!(
+            log.contains("\"reconnecting\"") || log.contains("server_unreachable"),
+            "{name}: {log}"
+        );
+        summaries.push(v);
+    }
+
+    // Every game both bots report: finished by score (two passes, both accepted), and the
+    // service's count equals GNU Go's count of the record.
+    let mut c = server.client().await;
+    let ids: Vec<String> = summaries[0]["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["game_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len() as u64, GAMES);
+    for id in &ids {
+        assert!(
+            summaries[1]["games"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|g| g["game_id"] == id.as_str()),
+            "{id} is not among the joiner's games"
+        );
+        let state = c
+            .get_game(pb::GetGameRequest { game_id: id.clone() })
+            .await
+            .unwrap()
+            .into_inner()
+            .state
+            .unwrap();
+        assert_eq!(state.phase, pb::Phase::Finished as i32, "{id}");
+        let result = state.result.unwrap();
+        assert_eq!(result.reason, pb::EndReason::Score as i32, "{id}: {result:?}");
+        assert!(state.black_accepted && state.white_accepted, "{id}: not by agreement");
+        let sgf = support::sgf(&mut c, id).await;
+        assert_eq!(gnugo_score(gnugo, &sgf), result.text, "{id}: {sgf}");
+        let transcript = dir.join("seeker").join(format!("{id}.gtp"));
+        assert!(
+            std::fs::read_to_string(&transcript).unwrap().contains("genmove"),
+            "{id}"
+        );
+    }
+}
