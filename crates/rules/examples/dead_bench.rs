@@ -5,7 +5,7 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use weiqi_rules::{Color, Policy, Rules, State, benson, estimate_dead};
+use weiqi_rules::{Color, DeadEstimate, Policy, Rules, State, benson};
 
 fn main() {
     let size: u8 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(9);
@@ -30,7 +30,7 @@ fn main() {
     let t = Instant::now();
     let mut n = 0;
     for s in &finals {
-        n += estimate_dead(s, 64, 0.9).len();
+        n += DeadEstimate::default().estimate(s).len();
     }
     let per = t.elapsed().as_secs_f64() * 1e6 / finals.len() as f64;
     println!(
