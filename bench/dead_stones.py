@@ -7,6 +7,7 @@ Prints, over the games where GNU Go finds dead stones, how often the two lists a
 and how many stones weiqi calls dead that GNU Go calls alive.
 
 Usage: bench/dead_stones.py [GAMES] [SIZE] [WEIQI] [GNUGO] [EXTRA WEIQI GTP FLAGS...]
+With KEEP_DIR set, the records where the lists differ are kept there (gameN.sgf).
 """
 import json
 import os
@@ -78,7 +79,13 @@ def main():
         wq.send(f"loadsgf {path}")
         ours = set(wq.send("final_status_list dead").split())
         wq.close()
-        os.unlink(path)
+        keep = os.environ.get("KEEP_DIR")
+        if keep and (ours != theirs or ours & alive):
+            os.makedirs(keep, exist_ok=True)
+            os.replace(path, os.path.join(keep, f"game{g + 1}.sgf"))
+            print(f"game {g + 1}: gnugo dead {sorted(theirs)} ours {sorted(ours)}", file=sys.stderr)
+        else:
+            os.unlink(path)
         if theirs:
             with_dead += 1
             equal += ours == theirs

@@ -1,12 +1,13 @@
 //! A Monte Carlo tree search player without a network: UCT with RAVE (all-moves-as-first
-//! statistics, MoGo's blend) over the rules crate's playouts (light or heavy, simple ko), root parallelism over
-//! threads, the tree kept between moves, and a pass and resign policy.
+//! statistics, MoGo's blend) over the rules crate's playouts (light or heavy, simple ko),
+//! priors from the heavy policy's tactics (Pachi's and Fuego's way of ordering new moves),
+//! root parallelism over threads, the tree kept between moves, and a pass and resign policy.
 
 use std::time::Instant;
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use weiqi_rules::{Color, Move, Playout, PlayoutOptions, Point, Policy, State};
+use weiqi_rules::{Color, DeadEstimate, Move, MoveHints, Playout, PlayoutOptions, Point, Policy, State};
 
 use crate::player::{Choice, Player, to_move};
 use crate::timing::Budget;
@@ -28,8 +29,26 @@ pub struct MctsSettings {
 /// RAVE's equivalence parameter: at this many visits a node's own statistics and its
 /// all-moves-as-first statistics weigh the same (MoGo used about 1,000).
 const RAVE_EQUIVALENCE: f64 = 1000.0;
-/// UCB's exploration constant (small: RAVE does most of the exploring).
+/// UCB's exploration constant (small: RAVE and the priors do most of the exploring). An
+/// unvisited move is valued by its all-moves-as-first statistics (priors included) alone:
+/// a first-play bonus above every visited move would make each node try all its moves
+/// once before any twice, a full-width search two or three plies deep.
 const EXPLORATION: f64 = 0.1;
+/// Virtual all-moves-as-first visits every new move starts with, half of them won (an
+/// "even game" prior).
+const PRIOR_EVEN: f32 = 10.0;
+/// Virtual visits, all won, for a capture or a rescue from atari; half that for a 3x3
+/// pattern next to the last move.
+const PRIOR_GOOD: f32 = 20.0;
+/// Virtual visits, all lost, for a self-atari of two stones or more; half that for a
+/// one-stone self-atari or a first- or second-line move in an empty area.
+const PRIOR_BAD: f32 = 20.0;
+/// The value of a pass no simulation has tried yet (below an even move: passing is rarely
+/// right until the end).
+const PASS_UNTRIED: f64 = 0.3;
+/// Simulations through a leaf before it gets children (each expansion lists every legal
+/// move; most leaves are never visited again).
+const EXPAND_VISITS: u32 = 2;
 /// Visits before a resignation can be trusted.
 const RESIGN_MIN_VISITS: u32 = 500;
 /// A tree larger than this many nodes starts over (memory bound: about 60 MB per thread).
@@ -65,9 +84,39 @@ impl Node {
         }
     }
 
+    /// A new move with the statistics its hints are worth.
+    fn with_prior(mv: Move, by: Color, h: MoveHints) -> Node {
+        let mut n = Node::new(mv, by);
+        let (mut visits, mut wins) = (PRIOR_EVEN, PRIOR_EVEN / 2.0);
+        let mut add = |v: f32, w: f32| {
+            visits += v;
+            wins += w;
+        };
+        if h.captures || h.saves {
+            add(PRIOR_GOOD, PRIOR_GOOD);
+        }
+        if h.pattern {
+            add(PRIOR_GOOD / 2.0, PRIOR_GOOD / 2.0);
+        }
+        match h.self_atari {
+            Some(k) if k >= 2 => add(PRIOR_BAD, 0.0),
+            Some(_) => add(PRIOR_BAD / 2.0, 0.0),
+            None => {}
+        }
+        if h.edge_in_empty_area {
+            add(PRIOR_BAD / 2.0, 0.0);
+        }
+        n.amaf_visits = visits as u32;
+        n.amaf_wins = wins;
+        n
+    }
+
     /// UCT-RAVE value for choosing among siblings, of `parent_visits`.
     fn score(&self, parent_visits: u32) -> f64 {
         let (n, an) = (self.visits as f64, self.amaf_visits as f64);
+        if n == 0.0 && self.mv == Move::Pass {
+            return PASS_UNTRIED;
+        }
         let q = if n > 0.0 { self.wins as f64 / n } else { 0.5 };
         let aq = if an > 0.0 { self.amaf_wins as f64 / an } else { 0.5 };
         // A pass has no all-moves-as-first statistics (a pass is not a point).
@@ -80,8 +129,7 @@ impl Node {
         let explore = if n > 0.0 {
             EXPLORATION * ((parent_visits.max(1) as f64).ln() / n).sqrt()
         } else {
-            // First-play urgency: an unvisited move is tried before any other of equal value.
-            1.0
+            0.0
         };
         value + explore
     }
@@ -98,9 +146,12 @@ struct Tree {
     root_moves: Vec<(Color, Move)>,
     rng: SmallRng,
     playout: Playout,
-    /// Scratch for backing up all-moves-as-first statistics: which (colour, point) moves
-    /// were played at or after the depth being backed up, by `amaf_key`.
-    seen: Vec<bool>,
+    /// The position being searched, reused by every simulation (`State::clone_from`).
+    scratch: Option<State>,
+    /// Scratch for backing up all-moves-as-first statistics: per point (`amaf_key`), the
+    /// colour (1 Black, 2 White) that played there first at or after the depth being
+    /// backed up, 0 for none. Only the first play at a point counts, as in MoGo.
+    first: Vec<u8>,
     /// The board's width, for `amaf_key`.
     width: usize,
 }
@@ -127,14 +178,15 @@ impl Tree {
             root_moves: state.moves().to_vec(),
             rng: SmallRng::seed_from_u64(seed),
             playout: Playout::new(options),
-            seen: vec![false; 2 * state.board().area() as usize],
+            scratch: None,
+            first: vec![0; state.board().area() as usize],
             width: state.board().width() as usize,
         }
     }
 
-    /// The place of a placement of `c` at `p` in `seen`.
-    fn amaf_key(&self, c: Color, p: Point) -> usize {
-        c.index() * self.seen.len() / 2 + p.y as usize * self.width + p.x as usize
+    /// The place of point `p` in `first`.
+    fn amaf_key(&self, p: Point) -> usize {
+        p.y as usize * self.width + p.x as usize
     }
 
     /// Moves the root down along the moves played since (tree reuse); false when the tree
@@ -165,9 +217,9 @@ impl Tree {
         if !state.is_over() {
             for p in state.board().empty_points() {
                 let mv = Move::Place(p);
-                // (Filling one's own one-point eye is never useful.)
-                if !state.board().is_eye_of(p, c) && state.is_legal(mv) {
-                    self.nodes.push(Node::new(mv, c));
+                // (Filling one's own true eye is never useful; a false one may connect.)
+                if !state.board().is_true_eye_of(p, c) && state.is_legal(mv) {
+                    self.nodes.push(Node::with_prior(mv, c, state.move_hints(p)));
                     count += 1;
                 }
             }
@@ -180,7 +232,13 @@ impl Tree {
 
     /// One simulation from the root: select and expand down the tree, play out, back up.
     fn simulate(&mut self, root_state: &State, cleanup: bool) {
-        let mut state = root_state.clone();
+        let mut state = match self.scratch.take() {
+            Some(mut s) => {
+                s.clone_from(root_state);
+                s
+            }
+            None => root_state.clone(),
+        };
         let mut node = self.root;
         // The nodes selected, root first (the last is the leaf).
         let mut path = vec![node];
@@ -188,7 +246,10 @@ impl Tree {
         let mut played: Vec<(Color, Move)> = Vec::new();
         loop {
             if !self.nodes[node as usize].expanded {
-                self.expand(node, &state);
+                let ripe = node == self.root || self.nodes[node as usize].visits >= EXPAND_VISITS;
+                if ripe && self.nodes.len() < MAX_NODES {
+                    self.expand(node, &state);
+                }
                 break;
             }
             let nd = &self.nodes[node as usize];
@@ -234,6 +295,7 @@ impl Tree {
             None
         };
         self.backup(&path, winner, &played);
+        self.scratch = Some(state);
     }
 
     /// Backs a result up `path` (root first). The AMAF set of the node at depth `d` is
@@ -245,9 +307,10 @@ impl Tree {
             Some(_) => 0.0,
             None => 0.5,
         };
-        self.seen.fill(false);
+        self.first.fill(0);
         let leaf_depth = path.len() - 1;
-        for &(c, m) in &played[leaf_depth.min(played.len())..] {
+        // Latest first, so that an earlier play at a point overwrites a later one.
+        for &(c, m) in played[leaf_depth.min(played.len())..].iter().rev() {
             self.mark(c, m);
         }
         for (depth, &node) in path.iter().enumerate().rev() {
@@ -263,7 +326,7 @@ impl Tree {
                 let child = &self.nodes[k as usize];
                 let Move::Place(p) = child.mv else { continue };
                 let by = child.by;
-                if self.seen[self.amaf_key(by, p)] {
+                if self.first[self.amaf_key(p)] == by.index() as u8 + 1 {
                     let child = &mut self.nodes[k as usize];
                     child.amaf_visits += 1;
                     child.amaf_wins += result(by);
@@ -274,8 +337,8 @@ impl Tree {
 
     fn mark(&mut self, c: Color, m: Move) {
         if let Move::Place(p) = m {
-            let k = self.amaf_key(c, p);
-            self.seen[k] = true;
+            let k = self.amaf_key(p);
+            self.first[k] = c.index() as u8 + 1;
         }
     }
 
@@ -369,9 +432,10 @@ impl Player for MctsPlayer {
         }
         // After the opponent passed, pass too when that wins: ending now is as good as
         // playing on, and no one keeps filling the board.
-        let opponent_passed = matches!(root.moves().last(), Some((_, Move::Pass)));
+        // (The opponent's own pass, not the one `to_move` adds when asked for the other colour.)
+        let opponent_passed = matches!(state.moves().last(), Some(&(c, Move::Pass)) if c != color);
         if opponent_passed && !cleanup {
-            let dead = weiqi_rules::estimate_dead(&root, 100, 0.8);
+            let dead = DeadEstimate::default().estimate(&root);
             let wmb = root.area_score(&dead).map_or(0.0, |s| s.white_minus_black);
             if (color == Color::White) == (wmb > 0.0) && wmb != 0.0 {
                 return Choice::Play(Move::Pass);

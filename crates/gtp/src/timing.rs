@@ -53,23 +53,25 @@ impl TimeSettings {
     /// clock says so. With no `time_left` yet, the settings' own start is assumed.
     pub fn budget(&self, left: Option<Left>, cap: Duration) -> Budget {
         let cap_s = cap.as_secs_f64();
-        let seconds = match (*self, left) {
-            (TimeSettings::None, _) => cap_s,
-            (TimeSettings::Absolute { main }, l) => l.map_or(main, |l| l.seconds) / MOVES_LEFT,
-            (TimeSettings::ByoYomi { main, period, .. }, l) => match l {
+        let from_clock = match (*self, left) {
+            (TimeSettings::None, _) => None,
+            (TimeSettings::Absolute { main }, l) => Some(l.map_or(main, |l| l.seconds) / MOVES_LEFT),
+            (TimeSettings::ByoYomi { main, period, .. }, l) => Some(match l {
                 // In main time: a share of it, but never less than a period's worth.
                 Some(Left { seconds, stones: 0 }) => (seconds / MOVES_LEFT).max(period),
                 Some(Left { seconds, .. }) => seconds.min(period),
                 None => (main / MOVES_LEFT).max(period),
-            },
-            (TimeSettings::Canadian { main, period, stones }, l) => match l {
+            }),
+            (TimeSettings::Canadian { main, period, stones }, l) => Some(match l {
                 Some(Left { seconds, stones: 0 }) => seconds / MOVES_LEFT,
                 Some(Left { seconds, stones }) => seconds / stones.max(1) as f64,
                 None if main > 0.0 => main / MOVES_LEFT,
                 None => period / stones.max(1) as f64,
-            },
+            }),
         };
-        let seconds = (seconds - MARGIN).clamp(0.01, cap_s.max(0.01));
+        // The margin (for answering and the network) comes off a clock's time, not off
+        // the engine's own cap.
+        let seconds = from_clock.map_or(cap_s, |s| (s - MARGIN).min(cap_s)).max(0.01);
         Budget {
             time: Duration::from_secs_f64(seconds),
         }
@@ -85,7 +87,7 @@ mod tests {
     #[test]
     fn budgets_follow_the_clock_and_never_exceed_the_cap() {
         let secs = |t: TimeSettings, l: Option<Left>| t.budget(l, CAP).time.as_secs_f64();
-        assert_eq!(secs(TimeSettings::None, None), 10.0 - MARGIN);
+        assert_eq!(secs(TimeSettings::None, None), 10.0);
         assert_eq!(
             TimeSettings::from_gtp(300.0, 0.0, 0),
             TimeSettings::Absolute { main: 300.0 }

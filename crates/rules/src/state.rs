@@ -79,8 +79,8 @@ pub struct Played {
     pub suicided: u32,
 }
 
-/// A game position with its full history under a rule set.
-#[derive(Clone)]
+/// A game position with its full history under a rule set. `clone_from` reuses the
+/// target's allocations (search keeps one scratch state and copies the root into it).
 pub struct State {
     rules: Rules,
     board: Board,
@@ -101,6 +101,42 @@ pub struct State {
     /// Under simple ko: some move recreated an earlier position with the same player to
     /// move (a cycle, C7).
     cycle: bool,
+}
+
+impl Clone for State {
+    fn clone(&self) -> State {
+        State {
+            rules: self.rules,
+            board: self.board.clone(),
+            to_move: self.to_move,
+            initial: self.initial.clone(),
+            initial_to_move: self.initial_to_move,
+            moves: self.moves.clone(),
+            keys: self.keys.clone(),
+            seen: self.seen.clone(),
+            ko: self.ko,
+            passes: self.passes,
+            captures: self.captures,
+            handicap: self.handicap,
+            cycle: self.cycle,
+        }
+    }
+
+    fn clone_from(&mut self, o: &State) {
+        self.rules = o.rules;
+        self.board.clone_from(&o.board);
+        self.to_move = o.to_move;
+        self.initial.clone_from(&o.initial);
+        self.initial_to_move = o.initial_to_move;
+        self.moves.clone_from(&o.moves);
+        self.keys.clone_from(&o.keys);
+        self.seen.clone_from(&o.seen);
+        self.ko = o.ko;
+        self.passes = o.passes;
+        self.captures = o.captures;
+        self.handicap = o.handicap;
+        self.cycle = o.cycle;
+    }
 }
 
 impl std::fmt::Debug for State {

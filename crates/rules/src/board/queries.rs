@@ -104,6 +104,28 @@ impl Board {
         self.contains(p) && self.cells[self.index(p)] == EMPTY && self.is_eye(self.index(p), stone(c))
     }
 
+    /// Whether the empty point `p` is a true one-point eye of `c`: every neighbour is a stone
+    /// of `c`, and of its diagonal points at most one holds an opposing stone (none when
+    /// `p` is on the edge). A false eye is a point `c` may need to fill to connect.
+    pub fn is_true_eye_of(&self, p: Point, c: Color) -> bool {
+        if !self.is_eye_of(p, c) {
+            return false;
+        }
+        let i = self.index(p);
+        let s = self.stride;
+        let diagonals = [(i - s).saturating_sub(1), i - s + 1, i + s - 1, i + s + 1];
+        let opp = stone(c.opponent());
+        let (mut enemies, mut off) = (0, 0);
+        for d in diagonals {
+            match self.cells[d] {
+                BORDER => off += 1,
+                v if v == opp => enemies += 1,
+                _ => {}
+            }
+        }
+        enemies == 0 || (enemies == 1 && off == 0)
+    }
+
     /// Whether `i` is a single-point eye of colour value `c`: every neighbour on the board is
     /// a stone of `c`.
     #[inline]

@@ -86,7 +86,9 @@ impl Playout {
         self.ko = from.ko_index().unwrap_or(0);
         self.passes = from.consecutive_passes();
         self.suicide = from.rules().suicide_allowed;
-        self.last = 0;
+        // The heavy policy answers the last move, the start position's included (a search
+        // tree's leaf move is the playout's first to answer).
+        self.last = from.last_placed().unwrap_or(0);
         self.plies = 0;
         self.removal_keys.clear();
         self.removal_filter = [0; 4];

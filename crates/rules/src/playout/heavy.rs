@@ -60,7 +60,7 @@ pub(crate) fn choose<R: RngCore + ?Sized>(
 
 /// The eight points around `i` (some may be border cells).
 #[inline]
-fn ring(board: &Board, i: usize) -> [usize; 8] {
+pub(crate) fn ring(board: &Board, i: usize) -> [usize; 8] {
     let [n, w, e, s] = board.neighbors(i);
     // The padded layout has no cell above-left of the first point: cell 0 (border) stands in.
     [n, w, e, s, n.saturating_sub(1), n + 1, s - 1, s + 1]
@@ -88,7 +88,7 @@ fn save(board: &Board, h: usize, me: u8) -> Option<usize> {
 /// A lower bound on the distinct liberties of the chain `me` would form at empty `i`,
 /// captures aside: empty neighbours, plus one for each joined chain that is not in atari.
 #[inline]
-fn libs_after(board: &Board, i: usize, me: u8) -> u32 {
+pub(crate) fn libs_after(board: &Board, i: usize, me: u8) -> u32 {
     let mut libs = 0;
     for n in board.neighbors(i) {
         match board.cell(n) {
@@ -110,6 +110,29 @@ pub(crate) fn is_big_self_atari(board: &Board, i: usize, me: u8) -> bool {
 /// Whether `me` at empty `i` would leave a chain of `min_size` stones or more with one
 /// liberty and capture nothing (liberties shared by joined chains are counted once each
 /// chain: a quick bound, not an exact count).
+/// [`is_self_atari`] for other modules (search priors).
+pub(crate) fn is_self_atari_of(board: &Board, i: usize, me: u8, min_size: u32) -> bool {
+    is_self_atari(board, i, me, min_size)
+}
+
+/// Stones of the chain a stone of `me` at `i` would make.
+pub(crate) fn stones_joined(board: &Board, i: usize, me: u8) -> u32 {
+    let mut heads = [0usize; 4];
+    let mut k = 0;
+    let mut size = 1;
+    for n in board.neighbors(i) {
+        if board.cell(n) == me {
+            let h = board.head(n);
+            if !heads[..k].contains(&h) {
+                heads[k] = h;
+                k += 1;
+                size += board.chain_size(h);
+            }
+        }
+    }
+    size
+}
+
 #[inline]
 fn is_self_atari(board: &Board, i: usize, me: u8, min_size: u32) -> bool {
     let mut size = 1;

@@ -10,10 +10,12 @@
 
 mod fast;
 mod heavy;
+mod hints;
 mod options;
 mod patterns;
 
 pub use fast::Playout;
+pub use hints::MoveHints;
 pub use options::{BadKoCheck, KoCheck, PlayoutOptions};
 
 use rand_core::RngCore;
@@ -119,7 +121,7 @@ impl State {
     }
 
     /// Padded index of the last move when it was a placement.
-    fn last_placed(&self) -> Option<usize> {
+    pub(crate) fn last_placed(&self) -> Option<usize> {
         match self.moves().last() {
             Some(&(_, Move::Place(p))) => Some(self.board().index(p)),
             _ => None,
