@@ -1,0 +1,20 @@
+//! # weiqi-rating
+//!
+//! Player ratings for the service: Glicko-2 (Glickman, "Example of the Glicko-2 system",
+//! 2012) rated continuously, and kyu/dan ranks derived from a rating.
+//!
+//! - `glicko2` — the update of one player's rating after a rating period's games;
+//! - `continuous` — how a server that rates every game at once uses it: each game is its
+//!   own rating period, and a rating's deviation grows with the time since the player's
+//!   last rated game (Lichess's way);
+//! - `rank` — kyu and dan from a rating (OGS's published formula).
+//!
+//! Pure: no IO, no clock (times are passed in), no randomness.
+
+pub mod continuous;
+pub mod glicko2;
+pub mod rank;
+
+pub use continuous::{Period, rate_game};
+pub use glicko2::{GameResult, Rating, update};
+pub use rank::Rank;
