@@ -151,6 +151,10 @@ enum Command {
         /// Prometheus endpoint address (default 127.0.0.1:9464; empty to disable).
         #[arg(long)]
         metrics_listen: Option<String>,
+        /// The web app's address, with gRPC-Web on the same origin (default
+        /// 127.0.0.1:8080; empty to disable).
+        #[arg(long)]
+        web_listen: Option<String>,
     },
     /// Plays games in parallel and writes training shards (.npz), a manifest and SGF.
     Selfplay(SelfplayArgs),
@@ -271,7 +275,8 @@ fn main() -> ExitCode {
             data_dir,
             config,
             metrics_listen,
-        } => serve(listen, data_dir, config, metrics_listen),
+            web_listen,
+        } => serve(listen, data_dir, config, metrics_listen, web_listen),
     };
     match result {
         Ok(code) => code,
@@ -500,8 +505,12 @@ fn serve(
     data_dir: Option<std::path::PathBuf>,
     config: Option<std::path::PathBuf>,
     metrics_listen: Option<String>,
+    web_listen: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let mut cfg = weiqi_server::ServerConfig::load(config.as_deref())?;
+    if let Some(w) = web_listen {
+        cfg.web_listen = w;
+    }
     if let Some(l) = listen {
         cfg.listen = l;
     }

@@ -47,7 +47,7 @@ def main(binary):
     generate(work)
     from weiqi.v1 import game_pb2 as pb, game_pb2_grpc as rpc
 
-    server = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--metrics-listen", "",
+    server = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "--metrics-listen", "", "--web-listen", "",
                                "--data-dir", os.path.join(work, "data")],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:

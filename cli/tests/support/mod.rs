@@ -18,6 +18,8 @@ pub struct Server {
     pub addr: String,
     /// `host:port` of its Prometheus endpoint.
     pub metrics: String,
+    /// `host:port` of its web app (and gRPC-Web on the same origin).
+    pub web: String,
     pub dir: PathBuf,
 }
 
@@ -40,6 +42,8 @@ impl Server {
                 "--listen",
                 listen,
                 "--metrics-listen",
+                "127.0.0.1:0",
+                "--web-listen",
                 "127.0.0.1:0",
                 "--data-dir",
             ])
@@ -65,10 +69,12 @@ impl Server {
         };
         let addr = line("listening on ", "");
         let metrics = line("metrics on http://", "/metrics");
+        let web = line("web app on http://", "/");
         Server {
             child,
             addr,
             metrics,
+            web,
             dir,
         }
     }

@@ -9,6 +9,7 @@ async fn setup_failures_are_counted_and_the_run_goes_on() {
     let mut cfg = weiqi_server::ServerConfig::load(None).unwrap();
     cfg.listen = "127.0.0.1:0".into();
     cfg.metrics_listen = String::new();
+    cfg.web_listen = String::new();
     cfg.data_dir = dir;
     cfg.limits.creates_per_minute = 1;
     cfg.limits.create_burst = 5;

@@ -19,6 +19,9 @@ pub struct ServerConfig {
     pub database_pool: u32,
     /// Prometheus `/metrics` address; empty to disable.
     pub metrics_listen: String,
+    /// The web app (and gRPC-Web on the same origin) address; empty to disable. A port
+    /// that cannot be bound disables it with a warning (the game service still starts).
+    pub web_listen: String,
     /// `json` (default) or `text`.
     pub log_format: String,
     /// A tracing filter, e.g. `info` or `weiqi_server=debug`.
@@ -57,6 +60,7 @@ impl ServerConfig {
             .set_default("database_url", "")?
             .set_default("database_pool", weiqi_store::PgStore::DEFAULT_POOL)?
             .set_default("metrics_listen", "127.0.0.1:9464")?
+            .set_default("web_listen", "127.0.0.1:8080")?
             .set_default("log_format", "json")?
             .set_default("log_level", "info")?
             .set_default("shutdown_grace_ms", 5000)?

@@ -26,6 +26,7 @@ pub mod rpc_metrics;
 pub mod service;
 pub mod status;
 pub mod transport;
+pub mod web;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -61,6 +62,8 @@ pub fn init_tracing(cfg: &ServerConfig) {
 pub struct Running {
     pub addr: SocketAddr,
     pub metrics_addr: Option<SocketAddr>,
+    /// Where the web app is served, when it is.
+    pub web_addr: Option<SocketAddr>,
     stop: watch::Sender<bool>,
     done: tokio::task::JoinHandle<anyhow::Result<()>>,
 }
@@ -164,30 +167,11 @@ async fn serve<S: EventStore>(
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
     let addr = listener.local_addr()?;
-    let metrics_addr = if cfg.metrics_listen.is_empty() {
-        None
-    } else {
-        match TcpListener::bind(&cfg.metrics_listen).await {
-            Ok(l) => {
-                let a = l.local_addr()?;
-                let m = metrics.clone();
-                let app = axum::Router::new().route("/metrics", axum::routing::get(move || async move { m.render() }));
-                let mut s = stop_rx.clone();
-                tokio::spawn(async move {
-                    let _ = axum::serve(l, app)
-                        .with_graceful_shutdown(async move {
-                            let _ = s.changed().await;
-                        })
-                        .await;
-                });
-                Some(a)
-            }
-            Err(e) => {
-                warn!(error = %e, addr = %cfg.metrics_listen, "metrics endpoint disabled");
-                None
-            }
-        }
+    let metrics_app = {
+        let m = metrics.clone();
+        axum::Router::new().route("/metrics", axum::routing::get(move || async move { m.render() }))
     };
+    let metrics_addr = side_listener(&cfg.metrics_listen, "metrics endpoint", stop_rx.clone(), metrics_app).await?;
 
     let (health, health_svc) = tonic_health::server::health_reporter();
     health.set_serving::<GameServiceServer<GameSvc<S>>>().await;
@@ -205,6 +189,11 @@ async fn serve<S: EventStore>(
         GameSvc::new(hub.clone(), cfg.lag_allowance_ms).with_quotas(limits::Quotas::new(&limits)),
     )
     .max_decoding_message_size(limits.max_message_bytes);
+    let web_grpc = tonic::service::Routes::new(svc.clone())
+        .add_service(health_svc.clone())
+        .into_axum_router()
+        .layer(tonic_web::GrpcWebLayer::new());
+    let web_addr = side_listener(&cfg.web_listen, "web app", stop_rx.clone(), web::router(web_grpc)).await?;
     let grace = std::time::Duration::from_millis(cfg.shutdown_grace_ms);
     let mut stop_wait = stop_rx.clone();
     let shutdown = async move {
@@ -262,13 +251,45 @@ async fn serve<S: EventStore>(
             }
         }
     });
-    info!(%addr, metrics = ?metrics_addr, "weiqi server listening");
+    info!(%addr, metrics = ?metrics_addr, web = ?web_addr, "weiqi server listening");
     Ok(Running {
         addr,
         metrics_addr,
+        web_addr,
         stop,
         done,
     })
+}
+
+/// An HTTP listener beside the gRPC one (metrics, the web app), stopped with the server.
+/// Empty `listen` disables it; an address that cannot be bound disables it with a warning,
+/// so that a busy port never keeps the game service from starting.
+async fn side_listener(
+    listen: &str,
+    what: &str,
+    mut stop: watch::Receiver<bool>,
+    app: axum::Router,
+) -> anyhow::Result<Option<SocketAddr>> {
+    if listen.is_empty() {
+        return Ok(None);
+    }
+    let l = match TcpListener::bind(listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            warn!(error = %e, addr = %listen, "{what} disabled");
+            return Ok(None);
+        }
+    };
+    let addr = l.local_addr()?;
+    let app = app.into_make_service_with_connect_info::<SocketAddr>();
+    tokio::spawn(async move {
+        let _ = axum::serve(l, app)
+            .with_graceful_shutdown(async move {
+                let _ = stop.changed().await;
+            })
+            .await;
+    });
+    Ok(Some(addr))
 }
 
 /// CORS for browsers calling through gRPC-Web from another origin: the preflight allows
@@ -319,6 +340,9 @@ pub async fn run(cfg: ServerConfig) -> anyhow::Result<()> {
     println!("listening on {}", running.addr);
     if let Some(m) = running.metrics_addr {
         println!("metrics on http://{m}/metrics");
+    }
+    if let Some(w) = running.web_addr {
+        println!("web app on http://{w}/");
     }
     let stop = running.stopper();
     tokio::spawn(async move {

@@ -21,6 +21,7 @@ fn config(grace_ms: u64) -> ServerConfig {
     let mut cfg = ServerConfig::load(None).expect("defaults");
     cfg.listen = "127.0.0.1:0".into();
     cfg.metrics_listen = String::new();
+    cfg.web_listen = String::new();
     cfg.data_dir = dir;
     cfg.shutdown_grace_ms = grace_ms;
     cfg

@@ -1,0 +1,67 @@
+// The generated weiqi client over gRPC-Web, usable from a browser or Node (fetch).
+// Everything here is a thin layer over the messages generated from proto/ (src/gen).
+import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { GameService } from "./gen/weiqi/v1/game_pb.js";
+import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+
+export * from "./gen/weiqi/v1/game_pb.js";
+export { Code, ConnectError };
+
+export type GameClient = Client<typeof GameService>;
+
+/**
+ * A client for the service at `baseUrl` (the origin that serves gRPC-Web, e.g.
+ * `http://127.0.0.1:8080`). `token` gives the seat token for a game id: the call is
+ * sent with `authorization: Bearer <token>`.
+ */
+export function createGameClient(baseUrl: string, token?: (gameId: string) => string | undefined): GameClient {
+  const auth: Interceptor = (next) => async (req) => {
+    const msg = req.message as { mutation?: { gameId?: string }; gameId?: string };
+    const id = msg.mutation?.gameId ?? msg.gameId;
+    const t = id && token?.(id);
+    if (t) req.header.set("authorization", `Bearer ${t}`);
+    return next(req);
+  };
+  return createClient(GameService, createGrpcWebTransport({ baseUrl, interceptors: [auth] }));
+}
+
+/** A request id for a mutation's idempotency key (a retry sends the same one). */
+export function requestId(): string {
+  const b = new Uint8Array(12);
+  crypto.getRandomValues(b);
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+/** The kinds of failure the app tells apart. */
+export interface Failure {
+  kind: "refused" | "stale" | "not_found" | "seat" | "network";
+  /** The server's words. */
+  message: string;
+  /** `google.rpc.ErrorInfo` reason (domain weiqi.v1): "ko", "stale", "not_your_turn"... */
+  reason: string;
+}
+
+export function failure(err: unknown): Failure {
+  const e = ConnectError.from(err);
+  const message = e.rawMessage || e.message;
+  const reason = e.findDetails(ErrorInfoSchema)[0]?.reason ?? "";
+  const f = (kind: Failure["kind"]): Failure => ({ kind, message, reason });
+  if (reason === "stale") return f("stale");
+  if (reason === "game_not_found") return f("not_found");
+  if (reason === "missing_token" || reason === "wrong_token") return f("seat");
+  switch (e.code) {
+    case Code.NotFound:
+      return f("not_found");
+    case Code.Unauthenticated:
+      return f("seat");
+    case Code.Unavailable:
+    case Code.Unknown:
+    case Code.Canceled:
+    case Code.DeadlineExceeded:
+    case Code.Internal:
+      return f("network");
+    default:
+      return f("refused");
+  }
+}

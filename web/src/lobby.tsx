@@ -1,0 +1,310 @@
+// The lobby: open games to join and games in play to watch (refreshed every two seconds),
+// and the form that creates a game.
+import { useEffect, useState } from "preact/hooks";
+import { create } from "@bufbuild/protobuf";
+import type { JSX } from "preact";
+import {
+  ColorChoice,
+  GameSettingsSchema,
+  Parity,
+  RefereeMode,
+  TimeControlSchema,
+  failure,
+  requestId,
+  type GameClient,
+  type GameSettings,
+  type GameSummary,
+  type TimeControl,
+} from "./client.js";
+import { t, type Key, type Lang } from "./i18n.js";
+import { saveSeat } from "./prefs.js";
+import { formatMs } from "./state.js";
+
+const REFRESH_MS = 2000;
+
+export function Lobby(p: { client: GameClient; lang: Lang; go: (gameId: string) => void }): JSX.Element {
+  const { client, lang } = p;
+  const [open, setOpen] = useState<GameSummary[]>([]);
+  const [playing, setPlaying] = useState<GameSummary[]>([]);
+  const [settings, setSettings] = useState<Record<string, GameSettings>>({});
+  const [error, setError] = useState("");
+
+  useEffect(() => {
+    let alive = true;
+    const known: Record<string, GameSettings> = {};
+    const refresh = async () => {
+      try {
+        const r = await client.listGames({ limit: 50 });
+        if (!alive) return;
+        setOpen(r.open);
+        setPlaying(r.playing);
+        setError("");
+        // The lobby rows carry size and rules; the rest of the settings (time control,
+        // colours, handicap) come from each game once (they never change).
+        for (const g of r.open.slice(0, 20)) {
+          if (known[g.gameId]) continue;
+          const s = await client.getGame({ gameId: g.gameId });
+          if (s.state?.settings) known[g.gameId] = s.state.settings;
+        }
+        if (alive) setSettings({ ...known });
+      } catch (e) {
+        if (alive) setError(failure(e).message);
+      }
+    };
+    void refresh();
+    const timer = setInterval(refresh, REFRESH_MS);
+    return () => {
+      alive = false;
+      clearInterval(timer);
+    };
+  }, [client]);
+
+  const join = async (g: GameSummary, guess?: Parity) => {
+    try {
+      const r = await client.joinGame({ gameId: g.gameId, requestId: requestId(), nigiriGuess: guess ?? Parity.UNSPECIFIED });
+      saveSeat(g.gameId, { token: r.seatToken, seat: "guest" });
+      p.go(g.gameId);
+    } catch (e) {
+      setError(failure(e).message);
+    }
+  };
+
+  return (
+    <main class="lobby">
+      <section aria-labelledby="open-h">
+        <h2 id="open-h">{t(lang, "openGames")}</h2>
+        {open.length === 0 ? <p class="muted">{t(lang, "noOpenGames")}</p> : null}
+        <ul class="games" data-testid="open-games">
+          {open.map((g) => {
+            const s = settings[g.gameId];
+            const nigiri = s?.colorChoice === ColorChoice.NIGIRI;
+            return (
+              <li key={g.gameId} data-game={g.gameId}>
+                <span class="size">
+                  {g.boardSize}×{g.boardSize}
+                </span>
+                <span>{s ? describe(lang, s) : g.rules}</span>
+                {nigiri ? (
+                  <>
+                    <button onClick={() => join(g, Parity.ODD)}>{t(lang, "guessOdd")}</button>
+                    <button onClick={() => join(g, Parity.EVEN)}>{t(lang, "guessEven")}</button>
+                  </>
+                ) : (
+                  <button onClick={() => join(g)} aria-label={`${t(lang, "join")} ${g.gameId}`}>
+                    {t(lang, "join")}
+                  </button>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </section>
+      <section aria-labelledby="playing-h">
+        <h2 id="playing-h">{t(lang, "gamesInPlay")}</h2>
+        {playing.length === 0 ? <p class="muted">{t(lang, "noGamesInPlay")}</p> : null}
+        <ul class="games" data-testid="playing-games">
+          {playing.map((g) => (
+            <li key={g.gameId} data-game={g.gameId}>
+              <span class="size">
+                {g.boardSize}×{g.boardSize}
+              </span>
+              <span>
+                {t(lang, "move")} {g.moveNumber}
+              </span>
+              <a href={`#/game/${g.gameId}`}>{t(lang, "watch")}</a>
+            </li>
+          ))}
+        </ul>
+      </section>
+      <CreateForm client={client} lang={lang} go={p.go} onError={setError} />
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </main>
+  );
+}
+
+function describe(lang: Lang, s: GameSettings): string {
+  const tc = s.timeControl?.kind;
+  let clock = t(lang, "tcNone");
+  if (tc?.case === "byoYomi") clock = `${formatMs(Number(tc.value.mainMs))} + ${tc.value.periods}×${Number(tc.value.periodMs) / 1000}s`;
+  else if (tc?.case === "fischer") clock = `${formatMs(Number(tc.value.mainMs))} + ${Number(tc.value.incrementMs) / 1000}s`;
+  else if (tc?.case === "canadian") clock = `${formatMs(Number(tc.value.mainMs))} + ${tc.value.stones}/${formatMs(Number(tc.value.periodMs))}`;
+  else if (tc?.case === "absolute") clock = formatMs(Number(tc.value.mainMs));
+  const colour: Record<number, Key> = {
+    [ColorChoice.HOST_BLACK]: "white",
+    [ColorChoice.HOST_WHITE]: "black",
+    [ColorChoice.RANDOM]: "random",
+    [ColorChoice.NIGIRI]: "nigiri",
+  };
+  const parts = [clock, `${t(lang, "komi")} ${s.komi ?? "—"}`, `${t(lang, "colour")}: ${t(lang, colour[s.colorChoice] ?? "random")}`];
+  if (s.handicap) parts.push(`${t(lang, "handicap")} ${s.handicap}`);
+  parts.push(t(lang, s.mode === RefereeMode.TOURNAMENT ? "tournament" : "casual"));
+  return parts.join(" · ");
+}
+
+type TcKind = "none" | "byoYomi" | "fischer" | "canadian" | "absolute";
+
+function CreateForm(p: { client: GameClient; lang: Lang; go: (id: string) => void; onError: (m: string) => void }): JSX.Element {
+  const { lang } = p;
+  const [size, setSize] = useState(9);
+  const [komi, setKomi] = useState(7.5);
+  const [handicap, setHandicap] = useState(0);
+  const [free, setFree] = useState(false);
+  const [colour, setColour] = useState<ColorChoice>(ColorChoice.HOST_BLACK);
+  const [tc, setTc] = useState<TcKind>("byoYomi");
+  const [mainMin, setMainMin] = useState(10);
+  const [periods, setPeriods] = useState(3);
+  const [periodS, setPeriodS] = useState(30);
+  const [incS, setIncS] = useState(10);
+  const [stones, setStones] = useState(10);
+  const [mode, setMode] = useState<RefereeMode>(RefereeMode.CASUAL);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      const main = BigInt(Math.round(mainMin * 60_000));
+      const tcMsg: TimeControl = create(TimeControlSchema, {
+        kind:
+          tc === "none"
+            ? { case: "none", value: {} }
+            : tc === "absolute"
+              ? { case: "absolute", value: { mainMs: main } }
+              : tc === "fischer"
+                ? { case: "fischer", value: { mainMs: main, incrementMs: BigInt(incS * 1000) } }
+                : tc === "canadian"
+                  ? { case: "canadian", value: { mainMs: main, stones, periodMs: BigInt(periodS * 1000) } }
+                  : { case: "byoYomi", value: { mainMs: main, periods, periodMs: BigInt(periodS * 1000) } },
+      });
+      const settings = create(GameSettingsSchema, {
+        boardSize: size,
+        rules: "chinese",
+        komi,
+        handicap,
+        freeHandicap: free,
+        timeControl: tcMsg,
+        colorChoice: colour,
+        mode,
+      });
+      let nigiri: { stones: number; nonce: string } | undefined;
+      let commitment = "";
+      if (colour === ColorChoice.NIGIRI) {
+        // The host's handful, committed now and revealed after the guest's guess (C1).
+        const r = new Uint32Array(1);
+        crypto.getRandomValues(r);
+        nigiri = { stones: 1 + (r[0]! % 40), nonce: requestId() };
+        commitment = await sha256Hex(`${nigiri.stones}:${nigiri.nonce}`);
+      }
+      const r = await p.client.createGame({ settings, requestId: requestId(), nigiriCommitment: commitment });
+      saveSeat(r.gameId, { token: r.seatToken, seat: "host", nigiri });
+      p.go(r.gameId);
+    } catch (err) {
+      p.onError(failure(err).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const num = (set: (v: number) => void) => (e: Event) => set(Number((e.target as HTMLInputElement).value));
+  return (
+    <section aria-labelledby="create-h">
+      <h2 id="create-h">{t(lang, "createGame")}</h2>
+      <form class="create" onSubmit={submit}>
+        <label>
+          {t(lang, "boardSize")}
+          <select name="size" value={size} onChange={num(setSize)}>
+            <option value={9}>9×9</option>
+            <option value={13}>13×13</option>
+            <option value={19}>19×19</option>
+          </select>
+        </label>
+        <label>
+          {t(lang, "komi")}
+          <input name="komi" type="number" step="0.5" value={komi} onInput={num(setKomi)} />
+        </label>
+        <label>
+          {t(lang, "handicap")}
+          <select name="handicap" value={handicap} onChange={num(setHandicap)}>
+            {[0, 2, 3, 4, 5, 6, 7, 8, 9].map((h) => (
+              <option key={h} value={h}>
+                {h}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label class="check">
+          <input type="checkbox" name="free" checked={free} onChange={(e) => setFree((e.target as HTMLInputElement).checked)} />
+          {t(lang, "freeHandicap")}
+        </label>
+        <label>
+          {t(lang, "colour")}
+          <select name="colour" value={colour} onChange={num((v) => setColour(v as ColorChoice))}>
+            <option value={ColorChoice.HOST_BLACK}>{t(lang, "black")}</option>
+            <option value={ColorChoice.HOST_WHITE}>{t(lang, "white")}</option>
+            <option value={ColorChoice.RANDOM}>{t(lang, "random")}</option>
+            <option value={ColorChoice.NIGIRI}>{t(lang, "nigiri")}</option>
+          </select>
+        </label>
+        <label>
+          {t(lang, "timeControl")}
+          <select name="tc" value={tc} onChange={(e) => setTc((e.target as HTMLSelectElement).value as TcKind)}>
+            <option value="none">{t(lang, "tcNone")}</option>
+            <option value="byoYomi">{t(lang, "tcByoYomi")}</option>
+            <option value="fischer">{t(lang, "tcFischer")}</option>
+            <option value="canadian">{t(lang, "tcCanadian")}</option>
+            <option value="absolute">{t(lang, "tcAbsolute")}</option>
+          </select>
+        </label>
+        {tc !== "none" ? (
+          <label>
+            {t(lang, "mainMinutes")}
+            <input name="main" type="number" min="0" step="0.1" value={mainMin} onInput={num(setMainMin)} />
+          </label>
+        ) : null}
+        {tc === "byoYomi" ? (
+          <label>
+            {t(lang, "periods")}
+            <input name="periods" type="number" min="1" value={periods} onInput={num(setPeriods)} />
+          </label>
+        ) : null}
+        {tc === "canadian" ? (
+          <label>
+            {t(lang, "stones")}
+            <input name="stones" type="number" min="1" value={stones} onInput={num(setStones)} />
+          </label>
+        ) : null}
+        {tc === "byoYomi" || tc === "canadian" ? (
+          <label>
+            {t(lang, "periodSeconds")}
+            <input name="period" type="number" min="1" value={periodS} onInput={num(setPeriodS)} />
+          </label>
+        ) : null}
+        {tc === "fischer" ? (
+          <label>
+            {t(lang, "incrementSeconds")}
+            <input name="increment" type="number" min="0" value={incS} onInput={num(setIncS)} />
+          </label>
+        ) : null}
+        <label>
+          {t(lang, "mode")}
+          <select name="mode" value={mode} onChange={num((v) => setMode(v as RefereeMode))}>
+            <option value={RefereeMode.CASUAL}>{t(lang, "casual")}</option>
+            <option value={RefereeMode.TOURNAMENT}>{t(lang, "tournament")}</option>
+          </select>
+        </label>
+        <button type="submit" disabled={busy}>
+          {t(lang, "create")}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+export async function sha256Hex(text: string): Promise<string> {
+  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join("");
+}

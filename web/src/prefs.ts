@@ -1,0 +1,75 @@
+// What the browser keeps: the player's settings, each game's seat token (so a reload keeps
+// the seat), the nigiri secret until it is revealed, and each game's folded record (so a
+// reload resumes from the last event seen).
+import type { Lang } from "./i18n.js";
+import type { Folded } from "./state.js";
+
+export interface Prefs {
+  skin: "wood" | "flat";
+  sound: boolean;
+  coordinates: boolean;
+  lang: Lang;
+}
+
+const PREFS = "weiqi.prefs";
+
+export function loadPrefs(): Prefs {
+  const lang: Lang = navigator.language?.startsWith("zh") ? "zh" : "en";
+  const defaults: Prefs = { skin: "wood", sound: false, coordinates: true, lang };
+  try {
+    return { ...defaults, ...(JSON.parse(localStorage.getItem(PREFS) ?? "{}") as Partial<Prefs>) };
+  } catch {
+    return defaults;
+  }
+}
+
+export function savePrefs(p: Prefs): void {
+  localStorage.setItem(PREFS, JSON.stringify(p));
+}
+
+export interface SeatRecord {
+  token: string;
+  seat: "host" | "guest";
+  /** The host's nigiri secret, until revealed. */
+  nigiri?: { stones: number; nonce: string };
+}
+
+const seatKey = (id: string) => `weiqi.seat.${id}`;
+
+export function loadSeat(gameId: string): SeatRecord | undefined {
+  try {
+    const s = localStorage.getItem(seatKey(gameId));
+    return s ? (JSON.parse(s) as SeatRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function saveSeat(gameId: string, seat: SeatRecord): void {
+  localStorage.setItem(seatKey(gameId), JSON.stringify(seat));
+}
+
+export function forgetSeat(gameId: string): void {
+  localStorage.removeItem(seatKey(gameId));
+}
+
+/** The part of a folded record worth keeping across a reload (the state comes fresh). */
+type Kept = Pick<Folded, "seq" | "moves">;
+const recordKey = (id: string) => `weiqi.record.${id}`;
+
+export function loadRecord(gameId: string): Kept | undefined {
+  try {
+    const s = sessionStorage.getItem(recordKey(gameId));
+    return s ? (JSON.parse(s) as Kept) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function saveRecord(gameId: string, f: Folded): void {
+  try {
+    sessionStorage.setItem(recordKey(gameId), JSON.stringify({ seq: f.seq, moves: f.moves }));
+  } catch {
+    // Storage full or disabled: a reload then replays from the start, which is only slower.
+  }
+}

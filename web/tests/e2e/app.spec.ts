@@ -1,0 +1,214 @@
+// The app in a real browser (Debian's chromium) against a real `weiqi serve`: two players
+// and a spectator in separate browser contexts, a phone-sized touch screen, clocks, the
+// referee's refusals, and a server that crashes mid-game.
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { mkdirSync } from "node:fs";
+import { Server } from "./server.js";
+import { requestId, TimeControlSchema } from "../../src/client.js";
+import { create } from "@bufbuild/protobuf";
+
+let server: Server;
+const SHOTS = "../target/web-screenshots";
+
+test.beforeAll(async () => {
+  server = await Server.start();
+  mkdirSync(SHOTS, { recursive: true });
+});
+test.afterAll(() => server?.stop());
+
+const DESKTOP = { viewport: { width: 1280, height: 800 } };
+const PHONE = { viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true };
+
+async function page(browser: Browser, opts = DESKTOP): Promise<Page> {
+  const ctx = await browser.newContext({ ...opts, baseURL: server.url });
+  return ctx.newPage();
+}
+
+/** Creates a game from the lobby's form; returns its id. */
+async function createGame(p: Page, form: { tc?: string; main?: string; periods?: string; period?: string; colour?: string } = {}) {
+  await p.goto("/");
+  await p.locator('select[name="size"]').selectOption("9");
+  await p.locator('select[name="colour"]').selectOption({ label: form.colour ?? "Black" });
+  await p.locator('select[name="tc"]').selectOption(form.tc ?? "none");
+  if (form.main !== undefined) await p.locator('input[name="main"]').fill(form.main);
+  if (form.periods !== undefined) await p.locator('input[name="periods"]').fill(form.periods);
+  if (form.period !== undefined) await p.locator('input[name="period"]').fill(form.period);
+  await p.getByRole("button", { name: "Create" }).click();
+  await p.waitForURL(/#\/game\/.+/);
+  return decodeURIComponent(p.url().split("#/game/")[1]!);
+}
+
+async function join(p: Page, id: string) {
+  await p.goto("/");
+  await p.locator(`li[data-game="${id}"]`).getByRole("button", { name: /Join/ }).click();
+  await p.waitForURL(new RegExp(`#/game/${id}$`));
+}
+
+const point = (p: Page, x: number, y: number) => p.locator(`rect[data-x="${x}"][data-y="${y}"]`);
+
+async function moves(pages: Page[], n: number) {
+  for (const p of pages) await expect(p.getByTestId("moves").locator("li")).toHaveCount(n);
+}
+
+test("two players play 9x9 to the end, score it, and a spectator follows live and after a reload", async ({ browser }) => {
+  const host = await page(browser);
+  const guest = await page(browser, PHONE);
+  await guest.goto("/");
+  await guest.screenshot({ path: `${SHOTS}/lobby-360x640.png` });
+  const id = await createGame(host);
+  await expect(host.getByTestId("status")).toContainText("Waiting for an opponent");
+  await host.goto("/");
+  await expect(host.locator(`li[data-game="${id}"]`)).toBeVisible();
+  await host.screenshot({ path: `${SHOTS}/lobby-1280x800.png` });
+  await join(guest, id);
+  await host.goto(`/#/game/${id}`);
+  const watcher = await page(browser);
+  await watcher.goto(`/#/game/${id}`);
+  await expect(watcher.getByTestId("status")).toContainText("Watching");
+
+  // Black (the host) by keyboard: the cursor starts at the centre, one step left.
+  await expect(host.getByTestId("status")).toContainText("Your turn");
+  await host.getByRole("application").focus();
+  await host.keyboard.press("ArrowLeft");
+  await host.keyboard.press("Enter");
+  await moves([host, guest, watcher], 1);
+  await expect(point(watcher, 3, 4)).toHaveAttribute("aria-label", "D5, black stone");
+  // White (the guest) by touch on a phone.
+  await point(guest, 6, 6).tap();
+  await moves([host, guest, watcher], 2);
+  await point(host, 2, 2).click();
+  await moves([host, guest, watcher], 3);
+  await host.screenshot({ path: `${SHOTS}/game-1280x800.png` });
+  await guest.screenshot({ path: `${SHOTS}/game-360x640.png` });
+  await guest.getByRole("button", { name: "Pass" }).tap();
+  await moves([host, guest, watcher], 4);
+  await host.getByRole("button", { name: "Pass" }).click();
+  await moves([host, guest, watcher], 5);
+  await expect(host.getByTestId("status")).toContainText("Scoring");
+
+  // The server's proposal is on the board; the host toggles the white stone.
+  const api = server.client();
+  const before = (await api.getGame({ gameId: id })).state!.deadStones.length;
+  const label = (await point(host, 6, 6).getAttribute("aria-label"))!;
+  await point(host, 6, 6).click();
+  const toggled = label.endsWith(", dead") ? "G3, white stone" : "G3, white stone, dead";
+  await expect(point(host, 6, 6)).toHaveAttribute("aria-label", toggled);
+  await expect(point(guest, 6, 6)).toHaveAttribute("aria-label", toggled);
+  await expect(point(watcher, 6, 6)).toHaveAttribute("aria-label", toggled);
+  expect((await api.getGame({ gameId: id })).state!.deadStones.length).not.toBe(before);
+  await host.screenshot({ path: `${SHOTS}/scoring-1280x800.png` });
+  await guest.screenshot({ path: `${SHOTS}/scoring-360x640.png` });
+
+  await host.getByRole("button", { name: "Accept" }).click();
+  await guest.getByRole("button", { name: "Accept" }).tap();
+  const result = (await api.getGame({ gameId: id })).state!.result!;
+  await expect.poll(async () => (await api.getGame({ gameId: id })).state!.result?.text).toBeTruthy();
+  const final = (await api.getGame({ gameId: id })).state!.result!;
+  void result;
+  for (const p of [host, guest, watcher]) {
+    await expect(p.getByTestId("result")).toContainText(`Result: ${final.text}`);
+    await expect(p.getByTestId("result")).toContainText(`Black ${final.blackPoints} · White ${final.whitePoints}`);
+  }
+  await host.screenshot({ path: `${SHOTS}/result-1280x800.png` });
+
+  // A reload resumes: the same moves, the same result, the seat kept.
+  await watcher.reload();
+  await moves([watcher], 5);
+  await expect(watcher.getByTestId("result")).toContainText(final.text);
+  await host.reload();
+  await expect(host.getByTestId("player-B")).toContainText("(you)");
+  await moves([host], 5);
+});
+
+test("byo-yomi: the periods count down and the server's flag shows the time loss", async ({ browser }) => {
+  const host = await page(browser);
+  const guest = await page(browser);
+  const id = await createGame(host, { tc: "byoYomi", main: "0", periods: "2", period: "3" });
+  await join(guest, id);
+  await host.goto(`/#/game/${id}`);
+  // Black (the host) never moves: two periods of 3 s, then the flag (the lag allowance on top).
+  await expect(guest.getByTestId("periods-B")).toHaveText("× 2");
+  await expect(guest.getByTestId("periods-B")).toHaveText("× 1", { timeout: 6_000 });
+  for (const p of [host, guest]) {
+    await expect(p.getByTestId("clock-B")).toContainText("lost on time", { timeout: 10_000 });
+    await expect(p.getByTestId("result")).toContainText("W+T");
+  }
+});
+
+test("a ko recapture shows the server's reason and changes nothing", async ({ browser }) => {
+  const host = await page(browser);
+  const guest = await page(browser);
+  const id = await createGame(host);
+  await join(guest, id);
+  await host.goto(`/#/game/${id}`);
+  // Black surrounds (1,1) on three sides, White (2,1); Black fills (2,1), White takes it.
+  const seq: [Page, number, number][] = [
+    [host, 1, 0], [guest, 2, 0], [host, 0, 1], [guest, 3, 1], [host, 1, 2], [guest, 2, 2], [host, 2, 1], [guest, 1, 1],
+  ];
+  for (const [i, [p, x, y]] of seq.entries()) {
+    await point(p, x, y).click();
+    await moves([host, guest], i + 1);
+  }
+  await expect(point(host, 2, 1)).toHaveAttribute("aria-label", "C8, empty");
+  // Black retakes at once: the ko rule refuses it.
+  await point(host, 2, 1).click();
+  await expect(host.getByTestId("message")).toContainText(/ko/i);
+  await expect(point(host, 2, 1)).toHaveAttribute("aria-label", "C8, empty");
+  await moves([host, guest], 8);
+  await expect(host.getByTestId("status")).toContainText("Your turn");
+});
+
+test("a game that does not exist, and a seat whose token is no longer valid", async ({ browser }) => {
+  const p = await page(browser);
+  await p.goto("/#/game/no-such-game");
+  await expect(p.getByRole("alert")).toContainText("There is no game with this id.");
+
+  // A game made through the generated client from Node, as another app would.
+  const api = server.client();
+  const made = await api.createGame({
+    settings: { boardSize: 9, timeControl: create(TimeControlSchema, { kind: { case: "none", value: {} } }), colorChoice: 1 },
+    requestId: requestId(),
+  });
+  await api.joinGame({ gameId: made.gameId, requestId: requestId() });
+  await p.goto("/");
+  await p.evaluate(
+    ([id]) => localStorage.setItem(`weiqi.seat.${id}`, JSON.stringify({ token: "expired-or-forged", seat: "host" })),
+    [made.gameId],
+  );
+  await p.goto(`/#/game/${made.gameId}`);
+  await expect(p.getByTestId("status")).toContainText("Your turn");
+  await point(p, 4, 4).click();
+  await expect(p.getByTestId("message")).toContainText("no longer valid");
+  await expect(p.getByTestId("status")).toContainText("Watching");
+  await expect(point(p, 4, 4)).toHaveAttribute("aria-label", "E5, empty");
+});
+
+test("a server that crashes mid-game: both pages say so, reconnect, and play on", async ({ browser }) => {
+  const host = await page(browser);
+  const guest = await page(browser);
+  const id = await createGame(host);
+  await join(guest, id);
+  await host.goto(`/#/game/${id}`);
+  await point(host, 4, 4).click();
+  await moves([host, guest], 1);
+  server.crash();
+  await expect(guest.getByText("Connection lost. Reconnecting")).toBeVisible({ timeout: 10_000 });
+  await server.restart();
+  await expect(guest.getByText("Connection lost. Reconnecting")).toBeHidden({ timeout: 10_000 });
+  await point(guest, 2, 2).click();
+  await moves([host, guest], 2);
+  await expect(host.getByTestId("status")).toContainText("Your turn");
+});
+
+test("settings: flat high-contrast skin, Chinese text, no coordinates; kept across a reload", async ({ browser }) => {
+  const p = await page(browser);
+  await p.goto("/");
+  await p.getByRole("button", { name: "Settings" }).click();
+  await p.locator('select[name="skin"]').selectOption("flat");
+  await p.locator('input[name="coordinates"]').uncheck();
+  await p.locator('select[name="lang"]').selectOption("zh");
+  await expect(p.getByRole("heading", { name: "创建对局" })).toBeVisible();
+  await p.reload();
+  await expect(p.locator("body")).toHaveAttribute("data-skin", "flat");
+  await expect(p.getByRole("heading", { name: "创建对局" })).toBeVisible();
+});
