@@ -135,6 +135,19 @@ test("byo-yomi: the periods count down and the server's flag shows the time loss
   }
 });
 
+test("the referee's byo-yomi calls (C2) reach the page, spoken with sound on", async ({ browser }) => {
+  const host = await page(browser);
+  const guest = await page(browser);
+  await guest.goto("/");
+  await guest.evaluate(() => localStorage.setItem("weiqi.prefs", JSON.stringify({ sound: true, lang: "en" })));
+  // One last period of 12 s: the server calls at 10 s left, then counts 1, 2.
+  const id = await createGame(host, { tc: "byoYomi", main: "0", periods: "1", period: "12" });
+  await join(guest, id);
+  await expect(guest.getByTestId("call")).toHaveText("Black: 2 seconds", { timeout: 5_000 });
+  await expect(guest.getByTestId("call")).toHaveText("Black: 1", { timeout: 3_000 });
+  await expect(guest.getByTestId("call")).toHaveText("Black: 2", { timeout: 3_000 });
+});
+
 test("a ko recapture shows the server's reason and changes nothing", async ({ browser }) => {
   const host = await page(browser);
   const guest = await page(browser);
