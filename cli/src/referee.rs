@@ -124,6 +124,7 @@ pub fn run(script: &Path) -> anyhow::Result<ExitCode> {
         Ok(())
     };
     let create = Command::Create {
+        host: None,
         settings,
         nigiri_commitment: commitment,
     };

@@ -7,7 +7,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
     tonic_prost_build::configure()
         .file_descriptor_set_path(out.join("weiqi_descriptor.bin"))
-        .compile_protos(&[root.join("weiqi/v1/game.proto")], std::slice::from_ref(&root))?;
+        .compile_protos(
+            &[root.join("weiqi/v1/game.proto"), root.join("weiqi/v1/player.proto")],
+            std::slice::from_ref(&root),
+        )?;
     println!("cargo:rerun-if-changed={}", root.display());
     Ok(())
 }

@@ -18,7 +18,11 @@ impl Command {
         let pts = |ps: &[Point]| ps.iter().map(pt).collect::<Vec<_>>().join(";");
         let text = match self {
             Command::Create { .. } => "create".to_string(),
-            Command::Join { nigiri_guess, .. } => format!("join {nigiri_guess:?}"),
+            Command::Join {
+                player, nigiri_guess, ..
+            } => {
+                format!("join {nigiri_guess:?} {:?}", player.as_ref().map(|p| &p.id))
+            }
             Command::RevealNigiri { stones, nonce } => format!("reveal {stones} {nonce}"),
             Command::CheckIn => "check_in".into(),
             Command::PlaceHandicap { points } => format!("place_handicap {}", pts(points)),

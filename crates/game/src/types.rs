@@ -94,6 +94,10 @@ fn default_nigiri_timeout() -> Ms {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     pub size: u8,
+    /// Rated: both seats held by identified, different players; the result updates their
+    /// ratings.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub rated: bool,
     #[serde(default)]
     pub rules: Rules,
     /// Handicap stones (0 or 2..9).
@@ -131,6 +135,7 @@ impl Settings {
     pub fn casual(size: u8) -> Settings {
         Settings {
             size,
+            rated: false,
             rules: Rules::default(),
             handicap: 0,
             free_handicap: false,
@@ -184,6 +189,20 @@ pub struct SealedMove {
     pub nonce: String,
 }
 
+/// A signed-in player as a game records them in its seat (the service's identity: a
+/// platform's `sub` or a guest account).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerRef {
+    pub id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub bot: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// What a player (or the server) asks the game to do.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -191,11 +210,17 @@ pub enum Command {
     /// Creates the game (host). With nigiri, the host's commitment
     /// `hex(sha256("<stones>:<nonce>"))`.
     Create {
+        /// The identified player who creates it (none: an anonymous casual game).
+        #[serde(default)]
+        host: Option<PlayerRef>,
         settings: Settings,
         nigiri_commitment: Option<String>,
     },
     /// Takes the second seat. `entropy` decides random colours (supplied by the server).
     Join {
+        /// The identified player who joins (none: anonymous).
+        #[serde(default)]
+        player: Option<PlayerRef>,
         #[serde(default)]
         nigiri_guess: Option<Parity>,
         #[serde(default)]
@@ -364,8 +389,15 @@ pub enum EventKind {
     Created {
         settings: Settings,
         nigiri_commitment: Option<String>,
+        /// Who holds the host seat, when the host signed in.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        host: Option<PlayerRef>,
     },
-    Joined,
+    Joined {
+        /// Who holds the guest seat, when the guest signed in.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        player: Option<PlayerRef>,
+    },
     NigiriGuessed {
         guess: Parity,
     },

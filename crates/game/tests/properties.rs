@@ -105,10 +105,10 @@ proptest! {
     fn random_commands(k in 0u8..16, size in 3u8..7, ops in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>(), any::<u8>(), 0u64..1500), 0..120)) {
         let mut g = Game::new();
         let mut log: Vec<Event> = Vec::new();
-        let create = Command::Create { settings: settings(k, size), nigiri_commitment: None };
+        let create = Command::Create { host: None, settings: settings(k, size), nigiri_commitment: None };
         let mut now = 0;
         for e in g.decide(Actor::Host, &create, now).unwrap() { g.apply(&e).unwrap(); log.push(e); }
-        for e in g.decide(Actor::Guest, &Command::Join { nigiri_guess: None, entropy: k as u64 }, now).unwrap() { g.apply(&e).unwrap(); log.push(e); }
+        for e in g.decide(Actor::Guest, &Command::Join { player: None, nigiri_guess: None, entropy: k as u64 }, now).unwrap() { g.apply(&e).unwrap(); log.push(e); }
         for (who, op, a, b, dt) in ops {
             now += dt;
             let actor = [Actor::Host, Actor::Guest, Actor::Server][who as usize];
@@ -159,9 +159,9 @@ proptest! {
     #[test]
     fn deciding_in_place_equals_deciding_on_a_copy(k in 0u8..16, size in 3u8..7, ops in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>(), any::<u8>(), 0u64..1500), 0..120)) {
         let mut g = Game::new();
-        let create = Command::Create { settings: settings(k, size), nigiri_commitment: None };
+        let create = Command::Create { host: None, settings: settings(k, size), nigiri_commitment: None };
         g.decide_in_place(Actor::Host, &create, 0).unwrap();
-        g.decide_in_place(Actor::Guest, &Command::Join { nigiri_guess: None, entropy: k as u64 }, 0).unwrap();
+        g.decide_in_place(Actor::Guest, &Command::Join { player: None, nigiri_guess: None, entropy: k as u64 }, 0).unwrap();
         let mut now = 0;
         for (who, op, a, b, dt) in ops {
             now += dt;
@@ -197,6 +197,7 @@ fn simple_ko_cycles_end_without_result_c7() {
             (
                 Actor::Host,
                 Command::Create {
+                    host: None,
                     settings: s,
                     nigiri_commitment: None,
                 },
@@ -204,6 +205,7 @@ fn simple_ko_cycles_end_without_result_c7() {
             (
                 Actor::Guest,
                 Command::Join {
+                    player: None,
                     nigiri_guess: None,
                     entropy: 0,
                 },

@@ -15,6 +15,7 @@ fn scoring_after_one_stone() -> T {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -34,6 +35,7 @@ fn full_game_to_agreed_score_c6() {
     let ev = t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -116,6 +118,7 @@ fn undo_casual_only_c8() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -141,6 +144,7 @@ fn undo_casual_only_c8() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -197,6 +201,7 @@ fn out_of_turn_changes_nothing() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -244,6 +249,7 @@ fn draw_and_resignation_c7() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -261,6 +267,7 @@ fn draw_and_resignation_c7() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -283,6 +290,7 @@ fn sgf_export_r11() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },

@@ -18,6 +18,7 @@ fn sealed_move_revealed_on_resume_c3() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -80,6 +81,7 @@ fn illegal_sealed_move_is_a_pass_c3() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -115,6 +117,7 @@ fn nigiri_commit_reveal_c1() {
         Game::new().decide(
             Host,
             &Command::Create {
+                host: None,
                 settings: s.clone(),
                 nigiri_commitment: None
             },
@@ -129,6 +132,7 @@ fn nigiri_commit_reveal_c1() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: Some(Parity::Even),
             entropy: 0,
         },
@@ -174,6 +178,7 @@ fn nigiri_commit_reveal_c1() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: Some(Parity::Odd),
             entropy: 0,
         },
@@ -197,6 +202,7 @@ fn random_colors_c1() {
         t.ok(
             Guest,
             Command::Join {
+                player: None,
                 nigiri_guess: None,
                 entropy,
             },
@@ -216,6 +222,7 @@ fn free_handicap_r9() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -262,6 +269,7 @@ fn open_game_cancelled_before_join() {
     t.err(
         Actor::Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -274,6 +282,7 @@ fn open_game_cancelled_before_join() {
     t.ok(
         Actor::Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },

@@ -18,6 +18,7 @@ fn flag_exactly_at_deadline_c2() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -43,6 +44,7 @@ fn late_move_loses_c2() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -63,6 +65,7 @@ fn chinese_byo_yomi_example_c2() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -84,6 +87,7 @@ fn byo_yomi_announcements_c2() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -114,6 +118,7 @@ fn lateness_c4() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -130,6 +135,7 @@ fn lateness_c4() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -147,6 +153,7 @@ fn lateness_c4() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -172,6 +179,7 @@ fn free_handicap_is_placed_on_the_clock() {
         s.lag = LagComp::default();
         let mut t = T::new(s);
         let join = Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         };
@@ -205,6 +213,7 @@ fn downtime_is_credited() {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },
@@ -225,6 +234,7 @@ fn downtime_is_credited() {
     t2.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },

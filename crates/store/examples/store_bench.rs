@@ -43,6 +43,7 @@ async fn main() {
                     (
                         Actor::Host,
                         Command::Create {
+                            host: None,
                             settings: Settings::casual(9),
                             nigiri_commitment: None,
                         },
@@ -50,6 +51,7 @@ async fn main() {
                     (
                         Actor::Guest,
                         Command::Join {
+                            player: None,
                             nigiri_guess: None,
                             entropy: 0,
                         },

@@ -57,10 +57,12 @@ macro_rules! gather {
 
 mod memory;
 mod phase;
+mod players;
 mod postgres;
 mod sqlite;
 
 pub use memory::MemoryStore;
+pub use players::{HistoryRow, PlayerRecord, PlayerStore, RateFn, RatedGame, RatingRow};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
 

@@ -129,7 +129,7 @@ impl Drop for Ticket {
 /// PostgreSQL event store. Cheap to clone.
 #[derive(Clone)]
 pub struct PgStore {
-    pool: PgPool,
+    pub(crate) pool: PgPool,
     probes: Arc<AtomicU64>,
     writers: mpsc::Sender<Job>,
     flight: Arc<InFlight>,
@@ -154,7 +154,7 @@ impl PgStore {
             .bind(SCHEMA_LOCK)
             .execute(&mut *tx)
             .await?;
-        for stmt in SCHEMA {
+        for stmt in SCHEMA.iter().chain(crate::players::SCHEMA) {
             sqlx::query(stmt).execute(&mut *tx).await?;
         }
         tx.commit().await?;

@@ -84,6 +84,9 @@ type Job = (Write, oneshot::Sender<Result<(), StoreError>>);
 pub struct SqliteStore {
     reads: SqlitePool,
     writer: mpsc::Sender<Job>,
+    /// Accounts and ratings: rare writes, on their own connection beside the event
+    /// writer (SQLite's busy timeout orders the two).
+    pub(crate) accounts: SqlitePool,
 }
 
 impl SqliteStore {
@@ -119,7 +122,7 @@ impl SqliteStore {
                 sqlx::query(stmt).execute(&mut *tx).await?;
             }
         }
-        for stmt in SCHEMA {
+        for stmt in SCHEMA.iter().chain(crate::players::SCHEMA) {
             sqlx::query(stmt).execute(&mut *tx).await?;
         }
         if old.is_some() {
@@ -147,7 +150,15 @@ impl SqliteStore {
             .map_err(StoreError::local)?;
         let checkpointer = SqliteConnection::connect_with(&opts).await?;
         tokio::spawn(checkpoints(checkpointer, tx.downgrade()));
-        Ok(SqliteStore { reads, writer: tx })
+        let accounts = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(opts.clone())
+            .await?;
+        Ok(SqliteStore {
+            reads,
+            writer: tx,
+            accounts,
+        })
     }
 
     async fn write(&self, w: Write) -> Result<(), StoreError> {

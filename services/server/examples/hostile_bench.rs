@@ -41,8 +41,8 @@ async fn main() {
     let t0 = Instant::now();
     let mut ids = Vec::new();
     for _ in 0..runs {
-        let id = hub.create(settings.clone(), None, "").await.unwrap().game_id;
-        hub.join(&id, None, "").await.unwrap();
+        let id = hub.create(settings.clone(), None, None, "").await.unwrap().game_id;
+        hub.join(&id, None, None, "").await.unwrap();
         ids.push(id);
     }
     report("create + join, 25x25, 100 byo-yomi periods of a day", runs, t0);

@@ -49,6 +49,9 @@ pub struct ServerConfig {
     /// `WEIQI__LIMITS__MAX_CONNECTIONS=...` in the environment).
     #[serde(default)]
     pub limits: crate::limits::Limits,
+    /// Player identity: JWT keys, issuer and audience (`[identity]`); guests need none.
+    #[serde(default)]
+    pub identity: crate::players::IdentityConfig,
 }
 
 impl ServerConfig {

@@ -157,6 +157,7 @@ pub fn settings_from(s: Option<&pb::GameSettings>, default_lag_ms: Ms) -> Result
     out.allow_undo = s.allow_undo.unwrap_or(true);
     out.scheduled_start = s.scheduled_start_ms;
     out.max_lateness_ms = s.max_lateness_ms;
+    out.rated = s.rated;
     Ok(out)
 }
 
@@ -182,6 +183,7 @@ pub fn settings_to(s: &Settings) -> pb::GameSettings {
         lag_allowance_ms: Some(s.lag.max_per_move_ms),
         scheduled_start_ms: s.scheduled_start,
         max_lateness_ms: s.max_lateness_ms,
+        rated: s.rated,
     }
 }
 
@@ -268,6 +270,16 @@ pub fn view_to(v: &GameView) -> pb::GameState {
         ko_point: v.ko_point.map(point_to),
         nigiri_commitment: v.nigiri_commitment.clone(),
         nigiri_guess: v.nigiri_guess.map_or(pb::Parity::Unspecified, parity_to) as i32,
+        host_player: v.players[0].as_ref().map(seat_player_to),
+        guest_player: v.players[1].as_ref().map(seat_player_to),
+    }
+}
+
+fn seat_player_to(p: &weiqi_game::PlayerRef) -> pb::SeatPlayer {
+    pb::SeatPlayer {
+        player_id: p.id.clone(),
+        name: p.name.clone(),
+        bot: p.bot,
     }
 }
 
@@ -372,7 +384,7 @@ mod tests {
     #[test]
     fn kind_name_is_the_serde_tag() {
         let kinds = [
-            EventKind::Joined,
+            EventKind::Joined { player: None },
             EventKind::MovePlayed {
                 color: Color::White,
                 point: Point::new(3, 4),

@@ -21,6 +21,7 @@ pub mod fuzzing;
 pub mod hub;
 pub mod limits;
 pub mod metrics;
+pub mod players;
 pub mod requests;
 pub mod rpc_metrics;
 pub mod service;
@@ -115,7 +116,8 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
         std::fs::create_dir_all(&cfg.data_dir).with_context(|| format!("creating {}", cfg.data_dir.display()))?;
         let store = SqliteStore::open(&cfg.data_dir.join("weiqi.sqlite3")).await?;
         let secret = load_secret(&cfg.data_dir)?;
-        serve(cfg, store, secret, None).await
+        let players: Arc<dyn weiqi_store::PlayerStore> = Arc::new(store.clone());
+        serve(cfg, store, secret, None, players).await
     } else {
         let store = PgStore::open_with(&cfg.database_url, cfg.database_pool)
             .await
@@ -123,7 +125,8 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
         let secret = hex::decode(store.shared_secret(&auth::random_hex(32)).await?).context("stored secret")?;
         info!("event store: PostgreSQL, shared with other servers");
         let cluster: Arc<dyn Cluster> = Arc::new(store.clone());
-        serve(cfg, store, secret, Some(cluster)).await
+        let players: Arc<dyn weiqi_store::PlayerStore> = Arc::new(store.clone());
+        serve(cfg, store, secret, Some(cluster), players).await
     }
 }
 
@@ -133,7 +136,12 @@ async fn serve<S: EventStore>(
     store: S,
     secret: Vec<u8>,
     cluster: Option<Arc<dyn Cluster>>,
+    player_store: Arc<dyn weiqi_store::PlayerStore>,
 ) -> anyhow::Result<Running> {
+    let players = Arc::new(players::Players {
+        identity: players::Identity::new(&cfg.identity).context("the [identity] configuration")?,
+        store: player_store.clone(),
+    });
     let max_lag = weiqi_game::clock_limits::MAX_LAG_MS;
     anyhow::ensure!(
         cfg.lag_allowance_ms <= max_lag,
@@ -143,7 +151,7 @@ async fn serve<S: EventStore>(
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
     let shared = cluster.is_some();
-    let mut hub = Hub::new(store, secret, metrics.clone(), stop_rx.clone());
+    let mut hub = Hub::new(store, secret, metrics.clone(), stop_rx.clone()).with_players(player_store);
     if let Some(cluster) = cluster {
         hub = hub.with_cluster(cluster);
     }
@@ -186,10 +194,17 @@ async fn serve<S: EventStore>(
     let reflection = reflection().build_v1()?;
     let limits = cfg.limits.clone();
     let svc = GameServiceServer::new(
-        GameSvc::new(hub.clone(), cfg.lag_allowance_ms).with_quotas(limits::Quotas::new(&limits)),
+        GameSvc::new(hub.clone(), cfg.lag_allowance_ms)
+            .with_quotas(limits::Quotas::new(&limits))
+            .with_players(players.clone()),
     )
     .max_decoding_message_size(limits.max_message_bytes);
+    let player_svc = weiqi_proto::v1::player_service_server::PlayerServiceServer::new(players::PlayerSvc {
+        players,
+        now_ms: players::wall_clock_ms,
+    });
     let web_grpc = tonic::service::Routes::new(svc.clone())
+        .add_service(player_svc.clone())
         .add_service(health_svc.clone())
         .into_axum_router()
         .layer(tonic_web::GrpcWebLayer::new());
@@ -221,6 +236,7 @@ async fn serve<S: EventStore>(
         .add_service(reflection)
         .add_service(reflection_v1alpha)
         .add_service(svc)
+        .add_service(player_svc)
         // Our own listener (bound above, to learn the port) loses the builder's TCP_NODELAY:
         // set it here. With Nagle's algorithm on, answers waited for the client's ACKs.
         .serve_with_incoming_shutdown(

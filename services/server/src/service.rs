@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
 use tonic::{Request, Response, Status};
+use weiqi_game::PlayerRef;
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::game_service_server::GameService;
 use weiqi_store::EventStore;
@@ -16,6 +17,7 @@ use crate::calls::PlayerCall;
 use crate::convert;
 use crate::hub::{Caller, Hub, Mutation};
 use crate::limits::Quotas;
+use crate::players::Players;
 use crate::status;
 
 pub struct GameSvc<S> {
@@ -23,6 +25,8 @@ pub struct GameSvc<S> {
     /// The lag allowance of games that set none.
     default_lag_ms: u64,
     quotas: Arc<Quotas>,
+    /// Who a CreateGame or JoinGame caller is (none: every seat is anonymous).
+    players: Option<Arc<Players>>,
 }
 
 impl<S: EventStore> GameSvc<S> {
@@ -31,6 +35,32 @@ impl<S: EventStore> GameSvc<S> {
             hub,
             default_lag_ms,
             quotas: Quotas::new(&crate::limits::Limits::default()),
+            players: None,
+        }
+    }
+
+    /// Seats taken with a player's credential record the player (rated games need it).
+    pub fn with_players(mut self, players: Arc<Players>) -> GameSvc<S> {
+        self.players = Some(players);
+        self
+    }
+
+    /// The player a CreateGame or JoinGame caller signs in as: none without a credential
+    /// (an anonymous seat); UNAUTHENTICATED for a credential that does not verify.
+    async fn seat_player<R>(&self, request: &Request<R>) -> Result<Option<PlayerRef>, Status> {
+        let token = auth::bearer(request.metadata());
+        match (&self.players, token) {
+            (Some(players), token) => {
+                let me = players.caller(token.as_deref(), self.hub.time.now_ms()).await?;
+                Ok(me.as_ref().map(crate::players::seat_player))
+            }
+            (None, Some(_)) => Err(status::error(
+                tonic::Code::Unauthenticated,
+                "players_not_configured",
+                "this server has no player accounts",
+                &[],
+            )),
+            (None, None) => Ok(None),
         }
     }
 
@@ -112,6 +142,7 @@ game_service! {
         request: Request<pb::CreateGameRequest>,
     ) -> Result<Response<pb::CreateGameResponse>, Status> {
         let client = request.remote_addr().map(|a| a.ip());
+        let host = self.seat_player(&request).await?;
         let r = request.into_inner();
         convert::request_id(&r.request_id)?;
         let settings = convert::settings_from(r.settings.as_ref(), self.default_lag_ms)?;
@@ -120,7 +151,7 @@ game_service! {
         // Counted once the request is known to be well formed (a retry counts again:
         // the quota is on calls, which is what costs).
         self.quotas.create(client)?;
-        let created = self.hub.create(settings, commitment, &r.request_id).await?;
+        let created = self.hub.create(settings, commitment, host, &r.request_id).await?;
         Ok(Response::new(pb::CreateGameResponse {
             state: Some(convert::view_to(&created.game)),
             game_id: created.game_id,
@@ -129,10 +160,11 @@ game_service! {
     }
 
     async fn join_game(&self, request: Request<pb::JoinGameRequest>) -> Result<Response<pb::JoinGameResponse>, Status> {
+        let player = self.seat_player(&request).await?;
         let r = request.into_inner();
         convert::request_id(&r.request_id)?;
         let guess = convert::parity_from(r.nigiri_guess)?;
-        let (seat_token, game) = self.hub.join(&r.game_id, guess, &r.request_id).await?;
+        let (seat_token, game) = self.hub.join(&r.game_id, guess, player, &r.request_id).await?;
         Ok(Response::new(pb::JoinGameResponse {
             seat_token,
             state: Some(convert::view_to(&game)),

@@ -144,6 +144,11 @@ pub fn hub_error(e: HubError) -> Status {
     }
 }
 
+/// A store failure as a status (UNAVAILABLE, INTERNAL, ABORTED for conflicts).
+pub fn store(e: StoreError) -> Status {
+    store_error(e)
+}
+
 fn store_error(e: StoreError) -> Status {
     match e {
         StoreError::Conflict { .. } => error(Code::Aborted, "conflict", format!("{e}; retry"), &[]),

@@ -58,8 +58,8 @@ async fn sequence(ops: Vec<(u8, u8, u8, u8, u16)>) {
         period_ms: 10_000,
     };
     settings.time = control;
-    let id = hub.create(settings, None, "").await.unwrap().game_id;
-    hub.join(&id, None, "").await.unwrap();
+    let id = hub.create(settings, None, None, "").await.unwrap().game_id;
+    hub.join(&id, None, None, "").await.unwrap();
     let mut spectator = svc
         .watch_game(Request::new(pb::WatchGameRequest {
             game_id: id.clone(),
@@ -168,8 +168,8 @@ async fn retries_in_the_same_millisecond_get_their_own_answer() {
     let (_stop, rx) = watch::channel(false);
     let store = MemoryStore::new();
     let hub = Arc::new(Hub::new(store.clone(), vec![3; 32], Metrics::new(), rx));
-    let id = hub.create(Settings::casual(9), None, "").await.unwrap().game_id;
-    hub.join(&id, None, "").await.unwrap();
+    let id = hub.create(Settings::casual(9), None, None, "").await.unwrap().game_id;
+    hub.join(&id, None, None, "").await.unwrap();
     let m = || Mutation {
         request_id: "X".into(),
         expected_move_number: None,

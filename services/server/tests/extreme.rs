@@ -24,6 +24,7 @@ async fn a_stored_game_with_extreme_settings_recovers_and_plays_at_once() {
         (
             Actor::Host,
             Command::Create {
+                host: None,
                 settings,
                 nigiri_commitment: None,
             },
@@ -31,6 +32,7 @@ async fn a_stored_game_with_extreme_settings_recovers_and_plays_at_once() {
         (
             Actor::Guest,
             Command::Join {
+                player: None,
                 nigiri_guess: None,
                 entropy: 0,
             },

@@ -71,8 +71,8 @@ async fn game() -> (Arc<Hub<Flaky>>, Flaky, String, watch::Sender<bool>) {
     let (stop, rx) = watch::channel(false);
     let store = Flaky::default();
     let hub = Arc::new(Hub::new(store.clone(), vec![7; 32], Metrics::new(), rx));
-    let id = hub.create(Settings::casual(9), None, "").await.unwrap().game_id;
-    hub.join(&id, None, "").await.unwrap();
+    let id = hub.create(Settings::casual(9), None, None, "").await.unwrap().game_id;
+    hub.join(&id, None, None, "").await.unwrap();
     (hub, store, id, stop)
 }
 

@@ -39,12 +39,12 @@ async fn the_lobby_never_waits_for_a_busy_game_and_shows_the_newest_first() {
     // Five games created a second apart; the first three get an opponent.
     let mut created = Vec::new();
     for _ in 0..5 {
-        let id = hub.create(Settings::casual(9), None, "").await.unwrap().game_id;
+        let id = hub.create(Settings::casual(9), None, None, "").await.unwrap().game_id;
         created.push(id);
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
     for id in &created[..3] {
-        hub.join(id, None, "").await.unwrap();
+        hub.join(id, None, None, "").await.unwrap();
     }
     let black = |id: &str| {
         let hub = hub.clone();

@@ -45,8 +45,8 @@ async fn game_ends_on_time_without_any_request() {
     let mut s = Settings::casual(9);
     s.time = TimeControl::Absolute { main_ms: 600_000 };
     s.lag = LagComp::OFF;
-    let id = h.create(s, None, "").await.unwrap().game_id;
-    h.join(&id, None, "").await.unwrap();
+    let id = h.create(s, None, None, "").await.unwrap().game_id;
+    h.join(&id, None, None, "").await.unwrap();
     let started = {
         let arc = h.entry(&id).await.unwrap();
         let e = arc.lock().await;
@@ -79,8 +79,8 @@ async fn byo_yomi_calls_are_events() {
     let mut s = Settings::casual(9);
     s.time = TimeControl::chinese(0, 1);
     s.lag = LagComp::OFF;
-    let id = h.create(s, None, "").await.unwrap().game_id;
-    h.join(&id, None, "").await.unwrap();
+    let id = h.create(s, None, None, "").await.unwrap().game_id;
+    h.join(&id, None, None, "").await.unwrap();
     tokio::time::sleep(Duration::from_secs(61)).await;
     settle(&h, &id, pb::Phase::Finished).await;
     let arc = h.entry(&id).await.unwrap();
@@ -108,13 +108,13 @@ async fn byo_yomi_calls_are_events() {
 #[tokio::test(start_paused = true)]
 async fn idle_games_leave_memory_and_come_back() {
     let (h, _stop) = hub().await;
-    let idle = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
-    h.join(&idle, None, "").await.unwrap();
-    let open = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
+    let idle = h.create(Settings::casual(9), None, None, "").await.unwrap().game_id;
+    h.join(&idle, None, None, "").await.unwrap();
+    let open = h.create(Settings::casual(9), None, None, "").await.unwrap().game_id;
     let mut timed = Settings::casual(9);
     timed.time = TimeControl::Absolute { main_ms: 3_600_000 };
-    let clocked = h.create(timed, None, "").await.unwrap().game_id;
-    h.join(&clocked, None, "").await.unwrap();
+    let clocked = h.create(timed, None, None, "").await.unwrap().game_id;
+    h.join(&clocked, None, None, "").await.unwrap();
     let before = get(&h, &idle).await;
 
     tokio::time::sleep(Duration::from_secs(60)).await;
@@ -144,8 +144,8 @@ async fn withheld_nigiri_reveal_forfeits() {
     s.colors = weiqi_game::ColorChoice::Nigiri;
     let timeout = s.nigiri_timeout_ms;
     let commitment = weiqi_game::nigiri_commitment(3, "n");
-    let id = h.create(s, Some(commitment), "").await.unwrap().game_id;
-    h.join(&id, Some(weiqi_game::Parity::Even), "").await.unwrap();
+    let id = h.create(s, Some(commitment), None, "").await.unwrap().game_id;
+    h.join(&id, Some(weiqi_game::Parity::Even), None, "").await.unwrap();
     assert_eq!(get(&h, &id).await.phase, pb::Phase::Nigiri as i32);
     tokio::time::sleep(Duration::from_millis(timeout - 1)).await;
     assert_eq!(get(&h, &id).await.phase, pb::Phase::Nigiri as i32, "not early");
@@ -170,11 +170,11 @@ async fn open_games_nobody_joins_are_cancelled() {
     let (h, _stop) = hub().await;
     let ttl = 3_600_000;
     tokio::spawn(h.clone().open_ttl_loop(ttl));
-    let old = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
-    let joined = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
-    h.join(&joined, None, "").await.unwrap();
+    let old = h.create(Settings::casual(9), None, None, "").await.unwrap().game_id;
+    let joined = h.create(Settings::casual(9), None, None, "").await.unwrap().game_id;
+    h.join(&joined, None, None, "").await.unwrap();
     tokio::time::sleep(Duration::from_millis(ttl / 2)).await;
-    let young = h.create(Settings::casual(9), None, "").await.unwrap().game_id;
+    let young = h.create(Settings::casual(9), None, None, "").await.unwrap().game_id;
     tokio::time::sleep(Duration::from_millis(ttl / 2 + 60_000)).await;
 
     let st = settle(&h, &old, pb::Phase::Finished).await;

@@ -21,8 +21,8 @@ async fn a_lagging_watcher_sees_each_event_with_the_state_after_it() {
     let (_stop, rx) = watch::channel(false);
     let hub = Arc::new(Hub::new(MemoryStore::new(), vec![7; 32], Metrics::new(), rx));
     let svc = GameSvc::new(hub.clone(), 1000);
-    let id = hub.create(Settings::casual(19), None, "").await.unwrap().game_id;
-    hub.join(&id, None, "").await.unwrap();
+    let id = hub.create(Settings::casual(19), None, None, "").await.unwrap().game_id;
+    hub.join(&id, None, None, "").await.unwrap();
     let seat = |c: Color| {
         let hub = hub.clone();
         let id = id.clone();

@@ -27,6 +27,7 @@ impl Created {
         let EventKind::Created {
             settings,
             nigiri_commitment,
+            host,
         } = &e.kind
         else {
             return Err(bad("the first event must be Created"));
@@ -46,6 +47,7 @@ impl Created {
             last_at: e.at,
             black: None,
             nigiri_commitment: nigiri_commitment.clone(),
+            players: [host.clone(), None],
             nigiri_guess: None,
             checked_in: [false; 2],
             warnings: [0; 2],
@@ -70,7 +72,8 @@ impl Created {
         let at = e.at;
         match &e.kind {
             EventKind::Created { .. } => return Err(bad("the game already exists")),
-            EventKind::Joined | EventKind::NigiriRevealed { .. } => {}
+            EventKind::Joined { player } => self.players[1] = player.clone(),
+            EventKind::NigiriRevealed { .. } => {}
             EventKind::NigiriGuessed { guess } => {
                 self.nigiri_guess = Some((*guess, at));
                 self.phase = Phase::Nigiri;

@@ -64,6 +64,8 @@ struct Created {
     last_at: Ms,
     /// The seat playing Black, once colours are assigned.
     black: Option<Seat>,
+    /// The signed-in players in the host's and the guest's seats (none: anonymous).
+    players: [Option<PlayerRef>; 2],
     nigiri_commitment: Option<String>,
     /// The guest's guess and when it was made (the host's reveal is due by a timeout).
     nigiri_guess: Option<(Parity, Ms)>,
@@ -106,11 +108,13 @@ impl Game {
     pub fn casual_in_play(size: u8) -> Result<Game, Rejection> {
         let mut g = Game::new();
         let create = Command::Create {
+            host: None,
             settings: Settings::casual(size),
             nigiri_commitment: None,
         };
         g.decide_in_place(Actor::Host, &create, 0)?;
         let join = Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         };
@@ -140,6 +144,11 @@ impl Game {
     }
 
     // ---- read access -------------------------------------------------------------------
+
+    /// The signed-in player in `seat`, if any.
+    pub fn player(&self, seat: Seat) -> Option<&PlayerRef> {
+        self.created()?.players[seat as usize].as_ref()
+    }
 
     pub fn settings(&self) -> Option<&Settings> {
         self.created().map(|g| &g.settings)

@@ -28,6 +28,7 @@ impl T {
         t.ok(
             Actor::Host,
             Command::Create {
+                host: None,
                 settings,
                 nigiri_commitment: c,
             },
@@ -102,6 +103,7 @@ pub fn ko_setup(mode: RefereeMode) -> T {
     t.ok(
         Guest,
         Command::Join {
+            player: None,
             nigiri_guess: None,
             entropy: 0,
         },

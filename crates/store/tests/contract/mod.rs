@@ -17,6 +17,7 @@ pub fn summary() -> Summary {
 
 pub fn created() -> Vec<Event> {
     let cmd = Command::Create {
+        host: None,
         settings: Settings::casual(9),
         nigiri_commitment: None,
     };
@@ -26,6 +27,7 @@ pub fn created() -> Vec<Event> {
 /// The events of the guest joining a game that holds `log`, at time `at`.
 pub fn joined(log: &[Event], at: u64) -> Vec<Event> {
     let cmd = Command::Join {
+        player: None,
         nigiri_guess: None,
         entropy: 0,
     };

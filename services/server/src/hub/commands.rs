@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use tracing::info;
-use weiqi_game::{Actor, Command, Event, EventKind, Game, Parity, Phase, Settings};
+use weiqi_game::{Actor, Command, Event, EventKind, Game, Parity, Phase, PlayerRef, Settings};
 use weiqi_store::{Append, EventStore, StoreError};
 
 use super::entry::{Entry, Slot, redact_for_actor};
@@ -64,6 +64,7 @@ impl<S: EventStore> Hub<S> {
         self: &Arc<Self>,
         settings: Settings,
         nigiri_commitment: Option<String>,
+        host: Option<PlayerRef>,
         request_id: &str,
     ) -> Result<Created, HubError> {
         let (game_id, seat_token) = if request_id.is_empty() {
@@ -88,6 +89,7 @@ impl<S: EventStore> Hub<S> {
         }
         let now = self.time.now_ms();
         let cmd = Command::Create {
+            host,
             settings,
             nigiri_commitment,
         };
@@ -127,6 +129,7 @@ impl<S: EventStore> Hub<S> {
         self: &Arc<Self>,
         game_id: &str,
         nigiri_guess: Option<Parity>,
+        player: Option<PlayerRef>,
         request_id: &str,
     ) -> Result<(String, GameView), HubError> {
         let mut entry = self.lock(game_id).await?;
@@ -148,7 +151,11 @@ impl<S: EventStore> Hub<S> {
                 .try_into()
                 .unwrap_or([0; 8]),
         );
-        let cmd = Command::Join { nigiri_guess, entropy };
+        let cmd = Command::Join {
+            player,
+            nigiri_guess,
+            entropy,
+        };
         let done = self
             .apply_locked(game_id, &mut entry, Actor::Guest, &cmd, Some(hash), None)
             .await?;
@@ -307,6 +314,7 @@ impl<S: EventStore> Hub<S> {
             // learn of it by catching up, and the sum over servers counts it once.)
             self.metrics.games_finished.inc();
             self.ended(game_id);
+            self.rate(game_id, &entry.game, now).await;
         }
         for b in published {
             let _ = entry.tx.send(b);

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use tokio::sync::{Mutex, watch as signal};
-use weiqi_store::{Cluster, EventStore};
+use weiqi_store::{Cluster, EventStore, PlayerStore};
 
 pub use commands::{Caller, Created};
 pub use entry::{Broadcast, Entry, redact_for_actor};
@@ -55,6 +55,8 @@ pub struct Hub<S> {
     secret: Vec<u8>,
     pub metrics: Metrics,
     shutdown: signal::Receiver<bool>,
+    /// Where rated games' results go (none: nothing is rated, as in tests of the core).
+    players: Option<Arc<dyn PlayerStore>>,
 }
 
 impl<S: EventStore> Hub<S> {
@@ -67,6 +69,28 @@ impl<S: EventStore> Hub<S> {
             secret,
             metrics,
             shutdown,
+            players: None,
+        }
+    }
+
+    /// A hub that updates ratings in `players` when a rated game ends.
+    pub fn with_players(mut self, players: Arc<dyn PlayerStore>) -> Hub<S> {
+        self.players = Some(players);
+        self
+    }
+
+    /// Applies a finished rated game to its players' ratings before the game's last
+    /// command is answered (so the players see their new ratings at once). The store
+    /// applies each game once (`rated_games`): a retry cannot count it twice. A failure
+    /// is logged, and the game's result stands.
+    async fn rate(&self, game_id: &str, game: &weiqi_game::Game, now: u64) {
+        let (Some(players), Some(rated)) = (&self.players, crate::players::ratings::rated_game(game_id, game, now))
+        else {
+            return;
+        };
+        match players.rate_game(rated, crate::players::ratings::rate).await {
+            Ok(_) => tracing::info!(game_id, "ratings updated"),
+            Err(e) => tracing::warn!(game_id, error = %e, "rating update failed"),
         }
     }
 

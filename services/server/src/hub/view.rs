@@ -1,7 +1,7 @@
 //! What a client sees of a game at a moment, in domain types: built under the game's lock
 //! (or once per event for watchers, shared by all of them), put on the wire by convert.rs.
 
-use weiqi_game::{Game, GameResult, Ms, Parity, Phase, PlayerTime, Seat, Settings};
+use weiqi_game::{Game, GameResult, Ms, Parity, Phase, PlayerRef, PlayerTime, Seat, Settings};
 use weiqi_rules::{Color, Move, Point};
 
 /// A game as its players and watchers see it at `server_time_ms`.
@@ -31,6 +31,8 @@ pub struct GameView {
     pub ko_point: Option<Point>,
     pub nigiri_commitment: String,
     pub nigiri_guess: Option<Parity>,
+    /// The signed-in players in the host's and the guest's seats.
+    pub players: [Option<PlayerRef>; 2],
     pub server_time_ms: Ms,
 }
 
@@ -63,6 +65,7 @@ impl GameView {
             ko_point: state.and_then(|s| s.ko_point()),
             nigiri_commitment: g.nigiri_commitment().unwrap_or_default().to_string(),
             nigiri_guess: g.nigiri_guess(),
+            players: [g.player(Seat::Host).cloned(), g.player(Seat::Guest).cloned()],
             server_time_ms: now,
         }
     }

@@ -25,13 +25,14 @@ pub(super) fn run(game: &mut Game, by: Actor, cmd: &Command, now: Ms) -> Result<
         Stage::Created(g) => Tx::run(g, by, cmd, now),
         Stage::NotCreated => {
             let Command::Create {
+                host,
                 settings,
                 nigiri_commitment,
             } = cmd
             else {
                 return Err(Rejection::NotPermitted("the game has not been created".into()));
             };
-            let kind = seating::create(by, settings, nigiri_commitment.as_deref(), now)?;
+            let kind = seating::create(by, settings, nigiri_commitment.as_deref(), host.as_ref(), now)?;
             let mut e = Event {
                 seq: 1,
                 at: now,
@@ -89,7 +90,11 @@ impl Tx<'_> {
             Command::Create { .. } | Command::Tick | Command::ClaimTimeout | Command::CreditTime { .. } => {
                 unreachable!("handled by run")
             }
-            Command::Join { nigiri_guess, entropy } => self.join(by, *nigiri_guess, *entropy),
+            Command::Join {
+                player,
+                nigiri_guess,
+                entropy,
+            } => self.join(by, player.as_ref(), *nigiri_guess, *entropy),
             Command::RevealNigiri { stones, nonce } => self.reveal_nigiri(by, *stones, nonce),
             Command::CheckIn => self.check_in(by),
             Command::PlaceHandicap { points } => self.place_handicap(by, points),

@@ -13,10 +13,14 @@ pub(super) fn create(
     by: Actor,
     settings: &Settings,
     nigiri_commitment: Option<&str>,
+    host: Option<&PlayerRef>,
     now: Ms,
 ) -> Result<EventKind, Rejection> {
     if by != Actor::Host {
         return Err(Rejection::NotPermitted("only the host creates a game".into()));
+    }
+    if settings.rated && host.is_none() {
+        return Err(Rejection::NotPermitted("a rated game needs a signed-in host".into()));
     }
     validate_settings(settings, nigiri_commitment)?;
     if settings
@@ -31,15 +35,35 @@ pub(super) fn create(
     Ok(EventKind::Created {
         settings: settings.clone(),
         nigiri_commitment: nigiri_commitment.map(str::to_string),
+        host: host.cloned(),
     })
 }
 
 impl Tx<'_> {
-    pub(super) fn join(&mut self, by: Actor, nigiri_guess: Option<Parity>, entropy: u64) -> Result<(), Rejection> {
+    pub(super) fn join(
+        &mut self,
+        by: Actor,
+        player: Option<&PlayerRef>,
+        nigiri_guess: Option<Parity>,
+        entropy: u64,
+    ) -> Result<(), Rejection> {
         self.phase_is(&[Phase::WaitingForOpponent])?;
         if by != Actor::Guest {
             return Err(Rejection::NotPermitted("only the guest joins".into()));
         }
+        if self.settings().rated {
+            let Some(player) = player else {
+                return Err(Rejection::NotPermitted("a rated game needs a signed-in player".into()));
+            };
+            if self.g.players[0].as_ref().is_some_and(|host| host.id == player.id) {
+                return Err(Rejection::NotPermitted(
+                    "a player cannot hold both seats of a rated game".into(),
+                ));
+            }
+        }
+        let joined = EventKind::Joined {
+            player: player.cloned(),
+        };
         let black = match (self.settings().colors, nigiri_guess) {
             (ColorChoice::HostBlack, _) => Seat::Host,
             (ColorChoice::HostWhite, _) => Seat::Guest,
@@ -50,12 +74,12 @@ impl Tx<'_> {
             }
             (ColorChoice::Nigiri, Some(guess)) => {
                 // Colours wait for the host's reveal.
-                self.emit(EventKind::Joined);
+                self.emit(joined);
                 self.emit(EventKind::NigiriGuessed { guess });
                 return Ok(());
             }
         };
-        self.emit(EventKind::Joined);
+        self.emit(joined);
         self.emit(EventKind::ColorsAssigned { black });
         self.start_play_if_ready();
         Ok(())

@@ -1,0 +1,357 @@
+//! Players and their ratings, in both stores: accounts (guests with a token hash, and
+//! platform players known by their `sub`), one rating per player and board size, and a
+//! history row per player and rated game. A game is rated at most once (`rated_games`),
+//! and a rating's read, update and history row are one transaction: two games of the same
+//! player ending at once update it one after the other, never from the same old value.
+
+use crate::StoreFuture;
+
+/// An account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerRecord {
+    pub id: String,
+    pub name: String,
+    pub bot: bool,
+    /// A guest account (registered here, with a token) rather than a platform's player.
+    pub guest: bool,
+    pub created_ms: u64,
+}
+
+/// A player's rating at one board size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatingRow {
+    pub board_size: u32,
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+    /// Rated games played at this size.
+    pub games: u32,
+    /// When the last one ended (ms since the Unix epoch).
+    pub last_ms: u64,
+}
+
+/// One rated game in a player's history.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistoryRow {
+    pub game_id: String,
+    pub board_size: u32,
+    pub at_ms: u64,
+    pub opponent_id: String,
+    /// 1 win, 0.5 draw, 0 loss.
+    pub score: f64,
+    pub rating_before: f64,
+    pub rating: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+}
+
+/// A finished rated game to apply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatedGame {
+    pub game_id: String,
+    pub board_size: u32,
+    pub at_ms: u64,
+    pub black: String,
+    pub white: String,
+    /// Black's score: 1, 0.5 or 0.
+    pub black_score: f64,
+}
+
+/// The rating update, given both players' ratings at the game's size (none before their
+/// first rated game there): for Black then White, the rating before (the starting rating
+/// for a first game) and the new rating. Pure; the store runs it inside the transaction
+/// that reads and writes the ratings.
+pub type RateFn = fn(black: Option<RatingRow>, white: Option<RatingRow>, game: &RatedGame) -> [(f64, RatingRow); 2];
+
+pub trait PlayerStore: Send + Sync + 'static {
+    /// A new guest account with the hash of its token.
+    fn register_guest(&self, player: PlayerRecord, token_hash: String) -> StoreFuture<'_, ()>;
+    /// The guest whose token hashes to `token_hash`.
+    fn guest_by_token(&self, token_hash: String) -> StoreFuture<'_, Option<PlayerRecord>>;
+    /// A platform's player: created on first sight, its name and bot flag kept current.
+    fn upsert_player(&self, player: PlayerRecord) -> StoreFuture<'_, ()>;
+    /// A player and their ratings (every board size they have played rated).
+    fn player(&self, id: String) -> StoreFuture<'_, Option<(PlayerRecord, Vec<RatingRow>)>>;
+    /// The leaderboard at one size: highest rating first.
+    fn leaderboard(&self, board_size: u32, limit: usize) -> StoreFuture<'_, Vec<(PlayerRecord, RatingRow)>>;
+    /// A player's rated games at one size, newest first.
+    fn rating_history(&self, id: String, board_size: u32, limit: usize) -> StoreFuture<'_, Vec<HistoryRow>>;
+    /// Applies a rated game once: false when it was applied before.
+    fn rate_game(&self, game: RatedGame, rate: RateFn) -> StoreFuture<'_, bool>;
+}
+
+/// The tables, in the SQL both databases accept.
+pub(crate) const SCHEMA: &[&str] = &[
+    "CREATE TABLE IF NOT EXISTS players (
+        player_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        bot BOOLEAN NOT NULL,
+        guest BOOLEAN NOT NULL,
+        token_hash TEXT UNIQUE,
+        created_ms BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS ratings (
+        player_id TEXT NOT NULL,
+        board_size INTEGER NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        games INTEGER NOT NULL,
+        last_ms BIGINT NOT NULL,
+        PRIMARY KEY (player_id, board_size))",
+    "CREATE INDEX IF NOT EXISTS ratings_by_size ON ratings (board_size, rating)",
+    "CREATE TABLE IF NOT EXISTS rated_games (game_id TEXT PRIMARY KEY, at_ms BIGINT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS rating_history (
+        game_id TEXT NOT NULL,
+        player_id TEXT NOT NULL,
+        board_size INTEGER NOT NULL,
+        at_ms BIGINT NOT NULL,
+        opponent_id TEXT NOT NULL,
+        score DOUBLE PRECISION NOT NULL,
+        rating_before DOUBLE PRECISION NOT NULL,
+        rating DOUBLE PRECISION NOT NULL,
+        deviation DOUBLE PRECISION NOT NULL,
+        volatility DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (game_id, player_id))",
+    "CREATE INDEX IF NOT EXISTS history_by_player ON rating_history (player_id, board_size, at_ms)",
+];
+
+type PlayerTuple = (String, String, bool, bool, i64);
+type RatingTuple = (i64, f64, f64, f64, i64, i64);
+
+fn player_of((id, name, bot, guest, created): PlayerTuple) -> PlayerRecord {
+    PlayerRecord {
+        id,
+        name,
+        bot,
+        guest,
+        created_ms: created as u64,
+    }
+}
+
+fn rating_of((board_size, rating, deviation, volatility, games, last): RatingTuple) -> RatingRow {
+    RatingRow {
+        board_size: board_size as u32,
+        rating,
+        deviation,
+        volatility,
+        games: games as u32,
+        last_ms: last as u64,
+    }
+}
+
+const PLAYER_COLS: &str = "p.player_id, p.name, p.bot, p.guest, p.created_ms";
+const RATING_COLS: &str = "r.board_size, r.rating, r.deviation, r.volatility, r.games, r.last_ms";
+
+/// One implementation for both databases: `$pool` is the store's pool, `$sql` turns the
+/// PostgreSQL-style statement (`$1` parameters) into the database's, `$lock` locks the
+/// rows a transaction reads to update (PostgreSQL's `FOR UPDATE`; SQLite's write
+/// transaction already holds the database).
+macro_rules! player_store {
+    ($store:ty, $pool:ident, $sql:path, $lock:expr) => {
+        impl $crate::players::PlayerStore for $store {
+            fn register_guest(&self, p: PlayerRecord, token_hash: String) -> StoreFuture<'_, ()> {
+                Box::pin(async move {
+                    let q = $sql("INSERT INTO players (player_id, name, bot, guest, token_hash, created_ms)
+                                  VALUES ($1, $2, $3, TRUE, $4, $5)");
+                    sqlx::query(&q)
+                        .bind(&p.id)
+                        .bind(&p.name)
+                        .bind(p.bot)
+                        .bind(&token_hash)
+                        .bind(p.created_ms as i64)
+                        .execute(&self.$pool)
+                        .await?;
+                    Ok(())
+                })
+            }
+
+            fn guest_by_token(&self, token_hash: String) -> StoreFuture<'_, Option<PlayerRecord>> {
+                Box::pin(async move {
+                    let q = $sql(&format!("SELECT {PLAYER_COLS} FROM players p WHERE p.token_hash = $1"));
+                    let row: Option<PlayerTuple> =
+                        sqlx::query_as(&q).bind(&token_hash).fetch_optional(&self.$pool).await?;
+                    Ok(row.map(player_of))
+                })
+            }
+
+            fn upsert_player(&self, p: PlayerRecord) -> StoreFuture<'_, ()> {
+                Box::pin(async move {
+                    let q = $sql("INSERT INTO players (player_id, name, bot, guest, created_ms)
+                                  VALUES ($1, $2, $3, FALSE, $4)
+                                  ON CONFLICT (player_id) DO UPDATE SET name = excluded.name, bot = excluded.bot");
+                    sqlx::query(&q)
+                        .bind(&p.id)
+                        .bind(&p.name)
+                        .bind(p.bot)
+                        .bind(p.created_ms as i64)
+                        .execute(&self.$pool)
+                        .await?;
+                    Ok(())
+                })
+            }
+
+            fn player(&self, id: String) -> StoreFuture<'_, Option<(PlayerRecord, Vec<RatingRow>)>> {
+                Box::pin(async move {
+                    let q = $sql(&format!("SELECT {PLAYER_COLS} FROM players p WHERE p.player_id = $1"));
+                    let row: Option<PlayerTuple> = sqlx::query_as(&q).bind(&id).fetch_optional(&self.$pool).await?;
+                    let Some(row) = row else { return Ok(None) };
+                    let q = $sql(&format!(
+                        "SELECT {RATING_COLS} FROM ratings r WHERE r.player_id = $1 AND r.games > 0 ORDER BY r.board_size"
+                    ));
+                    let ratings: Vec<RatingTuple> = sqlx::query_as(&q).bind(&id).fetch_all(&self.$pool).await?;
+                    Ok(Some((player_of(row), ratings.into_iter().map(rating_of).collect())))
+                })
+            }
+
+            fn leaderboard(&self, board_size: u32, limit: usize) -> StoreFuture<'_, Vec<(PlayerRecord, RatingRow)>> {
+                Box::pin(async move {
+                    let q = $sql(&format!(
+                        "SELECT {PLAYER_COLS}, {RATING_COLS} FROM ratings r JOIN players p ON p.player_id = r.player_id
+                         WHERE r.board_size = $1 AND r.games > 0 ORDER BY r.rating DESC, p.player_id LIMIT $2"
+                    ));
+                    #[allow(clippy::type_complexity)]
+                    let rows: Vec<(String, String, bool, bool, i64, i64, f64, f64, f64, i64, i64)> = sqlx::query_as(&q)
+                        .bind(board_size as i64)
+                        .bind(limit as i64)
+                        .fetch_all(&self.$pool)
+                        .await?;
+                    Ok(rows
+                        .into_iter()
+                        .map(|(id, name, bot, guest, created, size, r, d, v, games, last)| {
+                            (
+                                player_of((id, name, bot, guest, created)),
+                                rating_of((size, r, d, v, games, last)),
+                            )
+                        })
+                        .collect())
+                })
+            }
+
+            fn rating_history(&self, id: String, board_size: u32, limit: usize) -> StoreFuture<'_, Vec<HistoryRow>> {
+                Box::pin(async move {
+                    let q = $sql(
+                        "SELECT game_id, board_size, at_ms, opponent_id, score, rating_before, rating, deviation, volatility
+                         FROM rating_history WHERE player_id = $1 AND board_size = $2
+                         ORDER BY at_ms DESC, game_id LIMIT $3",
+                    );
+                    #[allow(clippy::type_complexity)]
+                    let rows: Vec<(String, i64, i64, String, f64, f64, f64, f64, f64)> = sqlx::query_as(&q)
+                        .bind(&id)
+                        .bind(board_size as i64)
+                        .bind(limit as i64)
+                        .fetch_all(&self.$pool)
+                        .await?;
+                    Ok(rows
+                        .into_iter()
+                        .map(|(game_id, size, at, opponent_id, score, before, rating, deviation, volatility)| HistoryRow {
+                            game_id,
+                            board_size: size as u32,
+                            at_ms: at as u64,
+                            opponent_id,
+                            score,
+                            rating_before: before,
+                            rating,
+                            deviation,
+                            volatility,
+                        })
+                        .collect())
+                })
+            }
+
+            fn rate_game(&self, g: RatedGame, rate: RateFn) -> StoreFuture<'_, bool> {
+                Box::pin(async move {
+                    let mut tx = self.$pool.begin().await?;
+                    let q = $sql("INSERT INTO rated_games (game_id, at_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING");
+                    let fresh = sqlx::query(&q)
+                        .bind(&g.game_id)
+                        .bind(g.at_ms as i64)
+                        .execute(&mut *tx)
+                        .await?
+                        .rows_affected();
+                    if fresh == 0 {
+                        return Ok(false);
+                    }
+                    // Both rows exist (a placeholder with no games) and are locked in one
+                    // order, so concurrent games of the same players wait, never deadlock.
+                    let mut ids = [g.black.as_str(), g.white.as_str()];
+                    ids.sort_unstable();
+                    let q = $sql(
+                        "INSERT INTO ratings (player_id, board_size, rating, deviation, volatility, games, last_ms)
+                         VALUES ($1, $2, 0, 0, 0, 0, 0) ON CONFLICT DO NOTHING",
+                    );
+                    for id in ids {
+                        sqlx::query(&q).bind(id).bind(g.board_size as i64).execute(&mut *tx).await?;
+                    }
+                    let q = $sql(&format!(
+                        "SELECT {RATING_COLS} FROM ratings r WHERE r.player_id = $1 AND r.board_size = $2{}",
+                        $lock
+                    ));
+                    let mut current = [None, None];
+                    for id in ids {
+                        let row: RatingTuple = sqlx::query_as(&q)
+                            .bind(id)
+                            .bind(g.board_size as i64)
+                            .fetch_one(&mut *tx)
+                            .await?;
+                        let row = rating_of(row);
+                        let i = usize::from(id != g.black);
+                        current[i] = (row.games > 0).then_some(row);
+                    }
+                    let [black, white] = rate(current[0], current[1], &g);
+                    let update = $sql(
+                        "UPDATE ratings SET rating = $3, deviation = $4, volatility = $5, games = $6, last_ms = $7
+                         WHERE player_id = $1 AND board_size = $2",
+                    );
+                    let history = $sql(
+                        "INSERT INTO rating_history (game_id, player_id, board_size, at_ms, opponent_id, score,
+                                                     rating_before, rating, deviation, volatility)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                    );
+                    let sides = [
+                        (&g.black, &g.white, g.black_score, black),
+                        (&g.white, &g.black, 1.0 - g.black_score, white),
+                    ];
+                    for (id, opponent, score, (before, after)) in sides {
+                        sqlx::query(&update)
+                            .bind(id)
+                            .bind(g.board_size as i64)
+                            .bind(after.rating)
+                            .bind(after.deviation)
+                            .bind(after.volatility)
+                            .bind(after.games as i64)
+                            .bind(after.last_ms as i64)
+                            .execute(&mut *tx)
+                            .await?;
+                        sqlx::query(&history)
+                            .bind(&g.game_id)
+                            .bind(id)
+                            .bind(g.board_size as i64)
+                            .bind(g.at_ms as i64)
+                            .bind(opponent)
+                            .bind(score)
+                            .bind(before)
+                            .bind(after.rating)
+                            .bind(after.deviation)
+                            .bind(after.volatility)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    tx.commit().await?;
+                    Ok(true)
+                })
+            }
+        }
+    };
+}
+
+/// SQLite's numbered parameters are `?1`, PostgreSQL's `$1`.
+fn sqlite_sql(sql: &str) -> String {
+    sql.replace('$', "?")
+}
+
+fn postgres_sql(sql: &str) -> String {
+    sql.to_string()
+}
+
+player_store!(crate::SqliteStore, accounts, sqlite_sql, "");
+player_store!(crate::PgStore, pool, postgres_sql, " FOR UPDATE");
