@@ -3,27 +3,46 @@
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { GameService } from "./gen/weiqi/v1/game_pb.js";
+import { PlayerService } from "./gen/weiqi/v1/player_pb.js";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 
 export * from "./gen/weiqi/v1/game_pb.js";
+export * from "./gen/weiqi/v1/player_pb.js";
 export { Code, ConnectError };
 
 export type GameClient = Client<typeof GameService>;
+export type PlayerClient = Client<typeof PlayerService>;
 
 /**
  * A client for the service at `baseUrl` (the origin that serves gRPC-Web, e.g.
- * `http://127.0.0.1:8080`). `token` gives the seat token for a game id: the call is
- * sent with `authorization: Bearer <token>`.
+ * `http://127.0.0.1:8080`). `token` gives the seat token for a game id; a call with no
+ * seat token for its game (CreateGame, JoinGame) carries the player's credential from
+ * `player` instead (a guest token or the platform's JWT), so the seat records who holds
+ * it. Either is sent as `authorization: Bearer <token>`.
  */
-export function createGameClient(baseUrl: string, token?: (gameId: string) => string | undefined): GameClient {
+export function createGameClient(
+  baseUrl: string,
+  token?: (gameId: string) => string | undefined,
+  player?: () => string | undefined,
+): GameClient {
   const auth: Interceptor = (next) => async (req) => {
     const msg = req.message as { mutation?: { gameId?: string }; gameId?: string };
     const id = msg.mutation?.gameId ?? msg.gameId;
-    const t = id && token?.(id);
+    const t = (id && token?.(id)) || player?.();
     if (t) req.header.set("authorization", `Bearer ${t}`);
     return next(req);
   };
   return createClient(GameService, createGrpcWebTransport({ baseUrl, interceptors: [auth] }));
+}
+
+/** The players' service (guests, ratings, leaderboards), with the player's credential. */
+export function createPlayerClient(baseUrl: string, player?: () => string | undefined): PlayerClient {
+  const auth: Interceptor = (next) => async (req) => {
+    const t = player?.();
+    if (t) req.header.set("authorization", `Bearer ${t}`);
+    return next(req);
+  };
+  return createClient(PlayerService, createGrpcWebTransport({ baseUrl, interceptors: [auth] }));
 }
 
 /** A request id for a mutation's idempotency key (a retry sends the same one). */

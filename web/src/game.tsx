@@ -222,6 +222,7 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
               <h3>
                 <span class={`dot ${c === "B" ? "black" : "white"}`} aria-hidden="true" />
                 {t(lang, c === "B" ? "black" : "white")}
+                {playerName(s, c) ? ` · ${playerName(s, c)}` : ""}
                 {seatFor(c)}
                 {toMove ? <span class="muted"> · {t(lang, "toMove")}</span> : null}
               </h3>
@@ -352,6 +353,14 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
       </div>
     </main>
   );
+}
+
+/** The signed-in player playing `c`, if any. */
+function playerName(s: GameState, c: "B" | "W"): string | undefined {
+  if (s.blackSeat === 0) return undefined;
+  const hostIsBlack = s.blackSeat === 1;
+  const host = (c === "B") === hostIsBlack;
+  return (host ? s.hostPlayer : s.guestPlayer)?.name;
 }
 
 function statusLine(lang: Lang, s: GameState, me: "B" | "W" | undefined, myTurn: boolean): string {

@@ -92,6 +92,8 @@ const en = {
   yourTurn: "Your turn",
   opponentsTurn: "Opponent's turn",
   checkIn: "Check in",
+  anonymous: "Anonymous",
+  rated: "Rated",
 };
 
 export type Key = keyof typeof en;
@@ -186,6 +188,8 @@ const zh: Partial<Record<Key, string>> = {
   yourTurn: "轮到你",
   opponentsTurn: "对手行棋",
   checkIn: "报到",
+  anonymous: "匿名",
+  rated: "等级分对局",
 };
 
 export function t(lang: Lang, key: Key): string {

@@ -22,16 +22,23 @@ import { formatMs } from "./state.js";
 
 const REFRESH_MS = 2000;
 
+/** What the lobby shows of an open game beyond its row. */
+interface Listed {
+  settings: GameSettings;
+  /** The host's name, when the host signed in. */
+  host?: string;
+}
+
 export function Lobby(p: { client: GameClient; lang: Lang; go: (gameId: string) => void }): JSX.Element {
   const { client, lang } = p;
   const [open, setOpen] = useState<GameSummary[]>([]);
   const [playing, setPlaying] = useState<GameSummary[]>([]);
-  const [settings, setSettings] = useState<Record<string, GameSettings>>({});
+  const [settings, setSettings] = useState<Record<string, Listed>>({});
   const [error, setError] = useState("");
 
   useEffect(() => {
     let alive = true;
-    const known: Record<string, GameSettings> = {};
+    const known: Record<string, Listed> = {};
     const refresh = async () => {
       try {
         const r = await client.listGames({ limit: 50 });
@@ -40,11 +47,11 @@ export function Lobby(p: { client: GameClient; lang: Lang; go: (gameId: string) 
         setPlaying(r.playing);
         setError("");
         // The lobby rows carry size and rules; the rest of the settings (time control,
-        // colours, handicap) come from each game once (they never change).
+        // colours, handicap) and the host come from each game once (they never change).
         for (const g of r.open.slice(0, 20)) {
           if (known[g.gameId]) continue;
           const s = await client.getGame({ gameId: g.gameId });
-          if (s.state?.settings) known[g.gameId] = s.state.settings;
+          if (s.state?.settings) known[g.gameId] = { settings: s.state.settings, host: s.state.hostPlayer?.name };
         }
         if (alive) setSettings({ ...known });
       } catch (e) {
@@ -76,13 +83,15 @@ export function Lobby(p: { client: GameClient; lang: Lang; go: (gameId: string) 
         {open.length === 0 ? <p class="muted">{t(lang, "noOpenGames")}</p> : null}
         <ul class="games" data-testid="open-games">
           {open.map((g) => {
-            const s = settings[g.gameId];
+            const listed = settings[g.gameId];
+            const s = listed?.settings;
             const nigiri = s?.colorChoice === ColorChoice.NIGIRI;
             return (
               <li key={g.gameId} data-game={g.gameId}>
                 <span class="size">
                   {g.boardSize}×{g.boardSize}
                 </span>
+                <span class="host">{listed?.host ?? t(lang, "anonymous")}</span>
                 <span>{s ? describe(lang, s) : g.rules}</span>
                 {nigiri ? (
                   <>
@@ -141,6 +150,7 @@ function describe(lang: Lang, s: GameSettings): string {
   };
   const parts = [clock, `${t(lang, "komi")} ${s.komi ?? "—"}`, `${t(lang, "colour")}: ${t(lang, colour[s.colorChoice] ?? "random")}`];
   if (s.handicap) parts.push(`${t(lang, "handicap")} ${s.handicap}`);
+  if (s.rated) parts.push(t(lang, "rated"));
   parts.push(t(lang, s.mode === RefereeMode.TOURNAMENT ? "tournament" : "casual"));
   return parts.join(" · ");
 }

@@ -91,11 +91,11 @@ pub(crate) const SCHEMA: &[&str] = &[
         created_ms BIGINT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS ratings (
         player_id TEXT NOT NULL,
-        board_size INTEGER NOT NULL,
+        board_size BIGINT NOT NULL,
         rating DOUBLE PRECISION NOT NULL,
         deviation DOUBLE PRECISION NOT NULL,
         volatility DOUBLE PRECISION NOT NULL,
-        games INTEGER NOT NULL,
+        games BIGINT NOT NULL,
         last_ms BIGINT NOT NULL,
         PRIMARY KEY (player_id, board_size))",
     "CREATE INDEX IF NOT EXISTS ratings_by_size ON ratings (board_size, rating)",
@@ -103,7 +103,7 @@ pub(crate) const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS rating_history (
         game_id TEXT NOT NULL,
         player_id TEXT NOT NULL,
-        board_size INTEGER NOT NULL,
+        board_size BIGINT NOT NULL,
         at_ms BIGINT NOT NULL,
         opponent_id TEXT NOT NULL,
         score DOUBLE PRECISION NOT NULL,

@@ -232,3 +232,9 @@ async fn postgres_renames_protobuf_phase_names() {
         .unwrap();
     assert_eq!(names, ["waiting_for_opponent", "playing"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_players_and_ratings() {
+    let Some(url) = pg("players").await else { return };
+    players_on(PgStore::open(&url).await.unwrap()).await;
+}

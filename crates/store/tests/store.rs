@@ -201,3 +201,9 @@ async fn the_wal_starts_over_under_constant_writes() {
         n1 + n2
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn players_and_ratings() {
+    let (store, _dir) = open("players").await;
+    players_on(store).await;
+}

@@ -4,7 +4,7 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { Server } from "./server.js";
-import { requestId, TimeControlSchema } from "../../src/client.js";
+import { createGameClient, createPlayerClient, requestId, TimeControlSchema } from "../../src/client.js";
 import { create } from "@bufbuild/protobuf";
 
 let server: Server;
@@ -224,4 +224,16 @@ test("settings: flat high-contrast skin, Chinese text, no coordinates; kept acro
   await p.reload();
   await expect(p.locator("body")).toHaveAttribute("data-skin", "flat");
   await expect(p.getByRole("heading", { name: "创建对局" })).toBeVisible();
+});
+
+test("the lobby names a signed-in host and marks rated games", async ({ browser }) => {
+  const guest = await createPlayerClient(server.url).registerGuest({ name: "Alice" });
+  const api = createGameClient(server.url, undefined, () => guest.token);
+  const made = await api.createGame({ settings: { boardSize: 9, rated: true, colorChoice: 1 }, requestId: requestId() });
+  expect(made.state?.hostPlayer?.name).toBe("Alice");
+  const p = await page(browser);
+  await p.goto("/");
+  const row = p.locator(`li[data-game="${made.gameId}"]`);
+  await expect(row).toContainText("Alice");
+  await expect(row).toContainText("Rated");
 });

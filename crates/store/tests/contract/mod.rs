@@ -256,3 +256,113 @@ pub async fn interleaved_games_load_apart_on<S: EventStore>(store: S, reopen: im
     let finished = store.load("game-4").await.unwrap().expect("kept");
     assert_eq!(finished.events, logs[4]);
 }
+
+/// A rating rule that shows lost updates: every game moves the winner up 5 and the loser
+/// down 5 from what the store holds.
+fn plus_five(
+    black: Option<weiqi_store::RatingRow>,
+    white: Option<weiqi_store::RatingRow>,
+    g: &weiqi_store::RatedGame,
+) -> [(f64, weiqi_store::RatingRow); 2] {
+    let side = |r: Option<weiqi_store::RatingRow>, score: f64| {
+        let before = r.map_or(1500.0, |r| r.rating);
+        let after = weiqi_store::RatingRow {
+            board_size: g.board_size,
+            rating: before + 10.0 * (score - 0.5),
+            deviation: 100.0,
+            volatility: 0.06,
+            games: r.map_or(0, |r| r.games) + 1,
+            last_ms: g.at_ms,
+        };
+        (before, after)
+    };
+    [side(black, g.black_score), side(white, 1.0 - g.black_score)]
+}
+
+/// Accounts and ratings: guests found by their token's hash, platform players kept
+/// current, each rated game applied once, concurrent games of the same players applied one
+/// after the other (no lost update), the leaderboard and the history.
+pub async fn players_on<S: weiqi_store::PlayerStore + Clone>(store: S) {
+    use weiqi_store::{PlayerRecord, RatedGame};
+    let rec = |id: &str, guest: bool| PlayerRecord {
+        id: id.into(),
+        name: id.to_uppercase(),
+        bot: false,
+        guest,
+        created_ms: 1,
+    };
+    store
+        .register_guest(rec("guest:a", true), "hash-a".into())
+        .await
+        .unwrap();
+    assert_eq!(
+        store.guest_by_token("hash-a".into()).await.unwrap(),
+        Some(rec("guest:a", true))
+    );
+    assert_eq!(store.guest_by_token("hash-x".into()).await.unwrap(), None);
+    store.upsert_player(rec("p-b", false)).await.unwrap();
+    store
+        .upsert_player(PlayerRecord {
+            name: "Renamed".into(),
+            bot: true,
+            ..rec("p-b", false)
+        })
+        .await
+        .unwrap();
+    let (b, ratings) = store.player("p-b".into()).await.unwrap().unwrap();
+    assert_eq!((b.name.as_str(), b.bot, ratings.len()), ("Renamed", true, 0));
+
+    // Ten games at once, guest:a Black winning each.
+    let games = (0..10).map(|i| {
+        let s = store.clone();
+        tokio::spawn(async move {
+            s.rate_game(
+                RatedGame {
+                    game_id: format!("g{i}"),
+                    board_size: 9,
+                    at_ms: 100 + i,
+                    black: "guest:a".into(),
+                    white: "p-b".into(),
+                    black_score: 1.0,
+                },
+                plus_five,
+            )
+            .await
+            .unwrap()
+        })
+    });
+    for g in games.collect::<Vec<_>>() {
+        assert!(g.await.unwrap(), "each game is applied");
+    }
+    let again = RatedGame {
+        game_id: "g3".into(),
+        board_size: 9,
+        at_ms: 103,
+        black: "guest:a".into(),
+        white: "p-b".into(),
+        black_score: 0.0,
+    };
+    assert!(!store.rate_game(again, plus_five).await.unwrap(), "a game counts once");
+
+    let (_, a) = store.player("guest:a".into()).await.unwrap().unwrap();
+    assert_eq!((a.len(), a[0].rating, a[0].games), (1, 1550.0, 10), "no update lost");
+    let board = store.leaderboard(9, 10).await.unwrap();
+    let order: Vec<_> = board.iter().map(|(p, r)| (p.id.as_str(), r.rating)).collect();
+    assert_eq!(order, [("guest:a", 1550.0), ("p-b", 1450.0)]);
+    assert!(store.leaderboard(19, 10).await.unwrap().is_empty());
+    assert_eq!(
+        store.rating_history("p-b".into(), 9, 3).await.unwrap().len(),
+        3,
+        "limited"
+    );
+    let history = store.rating_history("p-b".into(), 9, 100).await.unwrap();
+    assert_eq!((history[0].game_id.as_str(), history[0].score), ("g9", 0.0));
+    assert!(history.windows(2).all(|w| w[0].at_ms >= w[1].at_ms), "newest first");
+    // The games were applied in whatever order they arrived, each from the one before.
+    let mut steps: Vec<_> = history.iter().map(|h| (h.rating_before, h.rating)).collect();
+    steps.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let expected: Vec<_> = (0..10)
+        .map(|i| (1500.0 - 5.0 * i as f64, 1495.0 - 5.0 * i as f64))
+        .collect();
+    assert_eq!(steps, expected);
+}

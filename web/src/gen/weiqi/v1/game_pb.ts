@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file weiqi/v1/game.proto.
  */
 export const file_weiqi_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChN3ZWlxaS92MS9nYW1lLnByb3RvEgh3ZWlxaS52MSIdCgVQb2ludBIJCgF4GAEgASgNEgkKAXkYAiABKA0i/wQKC1RpbWVDb250cm9sEi0KBG5vbmUYASABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5Ob0Nsb2NrSAASMgoIYWJzb2x1dGUYAiABKAsyHi53ZWlxaS52MS5UaW1lQ29udHJvbC5BYnNvbHV0ZUgAEjAKB2Zpc2NoZXIYAyABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5GaXNjaGVySAASMQoIYnlvX3lvbWkYBCABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5CeW9Zb21pSAASMgoIY2FuYWRpYW4YBSABKAsyHi53ZWlxaS52MS5UaW1lQ29udHJvbC5DYW5hZGlhbkgAEjwKDmdhbWVfcGx1c19tb3ZlGAYgASgLMiIud2VpcWkudjEuVGltZUNvbnRyb2wuR2FtZVBsdXNNb3ZlSAAaCQoHTm9DbG9jaxobCghBYnNvbHV0ZRIPCgdtYWluX21zGAEgASgEGlAKB0Zpc2NoZXISDwoHbWFpbl9tcxgBIAEoBBIUCgxpbmNyZW1lbnRfbXMYAiABKAQSEwoGY2FwX21zGAMgASgESACIAQFCCQoHX2NhcF9tcxo+CgdCeW9Zb21pEg8KB21haW5fbXMYASABKAQSDwoHcGVyaW9kcxgCIAEoDRIRCglwZXJpb2RfbXMYAyABKAQaPgoIQ2FuYWRpYW4SDwoHbWFpbl9tcxgBIAEoBBIOCgZzdG9uZXMYAiABKA0SEQoJcGVyaW9kX21zGAMgASgEGjQKDEdhbWVQbHVzTW92ZRIPCgdtYWluX21zGAEgASgEEhMKC3Blcl9tb3ZlX21zGAIgASgEQgYKBGtpbmQiogMKDEdhbWVTZXR0aW5ncxISCgpib2FyZF9zaXplGAEgASgNEg0KBXJ1bGVzGAIgASgJEhEKBGtvbWkYAyABKAFIAIgBARIQCghoYW5kaWNhcBgEIAEoDRIVCg1mcmVlX2hhbmRpY2FwGAUgASgIEisKDHRpbWVfY29udHJvbBgGIAEoCzIVLndlaXFpLnYxLlRpbWVDb250cm9sEisKDGNvbG9yX2Nob2ljZRgHIAEoDjIVLndlaXFpLnYxLkNvbG9yQ2hvaWNlEiMKBG1vZGUYCCABKA4yFS53ZWlxaS52MS5SZWZlcmVlTW9kZRIXCgphbGxvd191bmRvGAkgASgISAGIAQESHQoQbGFnX2FsbG93YW5jZV9tcxgKIAEoBEgCiAEBEh8KEnNjaGVkdWxlZF9zdGFydF9tcxgLIAEoBEgDiAEBEhcKD21heF9sYXRlbmVzc19tcxgMIAEoBEIHCgVfa29taUINCgtfYWxsb3dfdW5kb0ITChFfbGFnX2FsbG93YW5jZV9tc0IVChNfc2NoZWR1bGVkX3N0YXJ0X21zInMKCkNsb2NrU3RhdGUSDwoHbWFpbl9tcxgBIAEoBBIPCgdwZXJpb2RzGAIgASgNEhEKCXBlcmlvZF9tcxgDIAEoBBIOCgZzdG9uZXMYBCABKA0SDwoHcnVubmluZxgFIAEoCBIPCgdmbGFnZ2VkGAYgASgIIqcBCgpHYW1lUmVzdWx0Eh8KBndpbm5lchgBIAEoDjIPLndlaXFpLnYxLkNvbG9yEiMKBnJlYXNvbhgCIAEoDjITLndlaXFpLnYxLkVuZFJlYXNvbhIZChF3aGl0ZV9taW51c19ibGFjaxgDIAEoARIUCgxibGFja19wb2ludHMYBCABKAESFAoMd2hpdGVfcG9pbnRzGAUgASgBEgwKBHRleHQYBiABKAkiyQYKCUdhbWVTdGF0ZRIPCgdnYW1lX2lkGAEgASgJEgsKA3NlcRgCIAEoBBIeCgVwaGFzZRgDIAEoDjIPLndlaXFpLnYxLlBoYXNlEigKCHNldHRpbmdzGAQgASgLMhYud2VpcWkudjEuR2FtZVNldHRpbmdzEg0KBWJvYXJkGAUgAygJEiAKB3RvX21vdmUYBiABKA4yDy53ZWlxaS52MS5Db2xvchITCgttb3ZlX251bWJlchgHIAEoDRIiCgpibGFja19zZWF0GAggASgOMg4ud2VpcWkudjEuU2VhdBIWCg5ibGFja19jYXB0dXJlcxgJIAEoDRIWCg53aGl0ZV9jYXB0dXJlcxgKIAEoDRIpCgtibGFja19jbG9jaxgLIAEoCzIULndlaXFpLnYxLkNsb2NrU3RhdGUSKQoLd2hpdGVfY2xvY2sYDCABKAsyFC53ZWlxaS52MS5DbG9ja1N0YXRlEiQKBnJlc3VsdBgNIAEoCzIULndlaXFpLnYxLkdhbWVSZXN1bHQSKgoRcGVuZGluZ191bmRvX2Zyb20YDiABKA4yDy53ZWlxaS52MS5Db2xvchIqChFwZW5kaW5nX2RyYXdfZnJvbRgPIAEoDjIPLndlaXFpLnYxLkNvbG9yEiQKC2RlYWRfc3RvbmVzGBAgAygLMg8ud2VpcWkudjEuUG9pbnQSFgoOYmxhY2tfYWNjZXB0ZWQYESABKAgSFgoOd2hpdGVfYWNjZXB0ZWQYEiABKAgSGQoRc2VhbGVkX2NvbW1pdG1lbnQYEyABKAkSJwoJbGFzdF9tb3ZlGBQgASgLMg8ud2VpcWkudjEuUG9pbnRIAIgBARIWCg5ibGFja193YXJuaW5ncxgVIAEoDRIWCg53aGl0ZV93YXJuaW5ncxgWIAEoDRIWCg5zZXJ2ZXJfdGltZV9tcxgXIAEoAxImCghrb19wb2ludBgYIAEoCzIPLndlaXFpLnYxLlBvaW50SAGIAQESGQoRbmlnaXJpX2NvbW1pdG1lbnQYGSABKAkSJgoMbmlnaXJpX2d1ZXNzGBogASgOMhAud2VpcWkudjEuUGFyaXR5QgwKCl9sYXN0X21vdmVCCwoJX2tvX3BvaW50Iu4BCgVFdmVudBILCgNzZXEYASABKAQSDwoHdGltZV9tcxgCIAEoAxIpCgtibGFja19jbG9jaxgDIAEoCzIULndlaXFpLnYxLkNsb2NrU3RhdGUSKQoLd2hpdGVfY2xvY2sYBCABKAsyFC53ZWlxaS52MS5DbG9ja1N0YXRlEgwKBGtpbmQYBSABKAkSFAoMcGF5bG9hZF9qc29uGAYgASgJEh4KBWNvbG9yGAcgASgOMg8ud2VpcWkudjEuQ29sb3ISIwoFcG9pbnQYCCABKAsyDy53ZWlxaS52MS5Qb2ludEgAiAEBQggKBl9wb2ludCJUCg1Db21tYW5kUmVzdWx0EiIKBXN0YXRlGAEgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlEh8KBmV2ZW50cxgCIAMoCzIPLndlaXFpLnYxLkV2ZW50ImsKCE11dGF0aW9uEg8KB2dhbWVfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIhChRleHBlY3RlZF9tb3ZlX251bWJlchgDIAEoDUgAiAEBQhcKFV9leHBlY3RlZF9tb3ZlX251bWJlciJsChFDcmVhdGVHYW1lUmVxdWVzdBIoCghzZXR0aW5ncxgBIAEoCzIWLndlaXFpLnYxLkdhbWVTZXR0aW5ncxISCgpyZXF1ZXN0X2lkGAIgASgJEhkKEW5pZ2lyaV9jb21taXRtZW50GAMgASgJIl0KEkNyZWF0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoFc3RhdGUYAyABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiXgoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRImCgxuaWdpcmlfZ3Vlc3MYAyABKA4yEC53ZWlxaS52MS5QYXJpdHkiSgoQSm9pbkdhbWVSZXNwb25zZRISCgpzZWF0X3Rva2VuGAEgASgJEiIKBXN0YXRlGAIgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlIjkKEUNhbmNlbEdhbWVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPQoSQ2FuY2VsR2FtZVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI1Cg9HZXRHYW1lUmVzcG9uc2USIgoFc3RhdGUYASABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiIQoQTGlzdEdhbWVzUmVxdWVzdBINCgVsaW1pdBgBIAEoDSJgChFMaXN0R2FtZXNSZXNwb25zZRIjCgRvcGVuGAEgAygLMhUud2VpcWkudjEuR2FtZVN1bW1hcnkSJgoHcGxheWluZxgCIAMoCzIVLndlaXFpLnYxLkdhbWVTdW1tYXJ5InYKC0dhbWVTdW1tYXJ5Eg8KB2dhbWVfaWQYASABKAkSHgoFcGhhc2UYAiABKA4yDy53ZWlxaS52MS5QaGFzZRISCgpib2FyZF9zaXplGAMgASgNEhMKC21vdmVfbnVtYmVyGAQgASgNEg0KBXJ1bGVzGAUgASgJImMKC1BsYXlSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SHgoFcG9pbnQYAiABKAsyDy53ZWlxaS52MS5Qb2ludBIOCgZsYWdfbXMYAyABKAQiNwoMUGxheVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiQwoLUGFzc1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZsYWdfbXMYAiABKAQiNwoMUGFzc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiXQoUUGxhY2VIYW5kaWNhcFJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIfCgZzdG9uZXMYAiADKAsyDy53ZWlxaS52MS5Qb2ludCJAChVQbGFjZUhhbmRpY2FwUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI2Cg5DaGVja0luUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIjoKD0NoZWNrSW5SZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjsKE0NsYWltVGltZW91dFJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI/ChRDbGFpbVRpbWVvdXRSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjUKDVJlc2lnblJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI5Cg5SZXNpZ25SZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjkKEURlY2xhcmVFbmRSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPQoSRGVjbGFyZUVuZFJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiYQoYUHJvcG9zZURlYWRTdG9uZXNSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SHwoGc3RvbmVzGAIgAygLMg8ud2VpcWkudjEuUG9pbnQiRAoZUHJvcG9zZURlYWRTdG9uZXNSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjoKEkFjY2VwdFNjb3JlUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIj4KE0FjY2VwdFNjb3JlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI7ChNEaXNwdXRlU2NvcmVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPwoURGlzcHV0ZVNjb3JlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI6ChJSZXF1ZXN0VW5kb1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI+ChNSZXF1ZXN0VW5kb1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiSQoRQW5zd2VyVW5kb1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZhY2NlcHQYAiABKAgiPQoSQW5zd2VyVW5kb1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiOAoQT2ZmZXJEcmF3UmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIjwKEU9mZmVyRHJhd1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiSQoRQW5zd2VyRHJhd1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZhY2NlcHQYAiABKAgiPQoSQW5zd2VyRHJhd1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiRgoKU2VhbGVkTW92ZRIgCgVwb2ludBgBIAEoCzIPLndlaXFpLnYxLlBvaW50SAASDgoEcGFzcxgCIAEoCEgAQgYKBG1vdmUiYQoOQWRqb3VyblJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIpCgtzZWFsZWRfbW92ZRgCIAEoCzIULndlaXFpLnYxLlNlYWxlZE1vdmUiOgoPQWRqb3VyblJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiYgoPU2VhbE1vdmVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SKQoLc2VhbGVkX21vdmUYAiABKAsyFC53ZWlxaS52MS5TZWFsZWRNb3ZlIjsKEFNlYWxNb3ZlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI1Cg1SZXN1bWVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iOQoOUmVzdW1lUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCJaChNSZXZlYWxOaWdpcmlSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SDgoGc3RvbmVzGAIgASgNEg0KBW5vbmNlGAMgASgJIj8KFFJldmVhbE5pZ2lyaVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiNgoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKCXNpbmNlX3NlcRgCIAEoBCJXChFXYXRjaEdhbWVSZXNwb25zZRIeCgVldmVudBgBIAEoCzIPLndlaXFpLnYxLkV2ZW50EiIKBXN0YXRlGAIgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlIiMKEEV4cG9ydFNnZlJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIgChFFeHBvcnRTZ2ZSZXNwb25zZRILCgNzZ2YYASABKAkiLwoLUGluZ1JlcXVlc3QSDwoHcGF5bG9hZBgBIAEoDBIPCgdkdXJhYmxlGAIgASgIIh8KDFBpbmdSZXNwb25zZRIPCgdwYXlsb2FkGAEgASgMKkAKBUNvbG9yEhUKEUNPTE9SX1VOU1BFQ0lGSUVEEAASDwoLQ09MT1JfQkxBQ0sQARIPCgtDT0xPUl9XSElURRACKjsKBFNlYXQSFAoQU0VBVF9VTlNQRUNJRklFRBAAEg0KCVNFQVRfSE9TVBABEg4KClNFQVRfR1VFU1QQAirQAQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIeChpQSEFTRV9XQUlUSU5HX0ZPUl9PUFBPTkVOVBABEhAKDFBIQVNFX05JR0lSSRACEhMKD1BIQVNFX1NDSEVEVUxFRBADEhoKFlBIQVNFX1BMQUNJTkdfSEFORElDQVAQBBIRCg1QSEFTRV9QTEFZSU5HEAUSEwoPUEhBU0VfQURKT1VSTkVEEAYSEQoNUEhBU0VfU0NPUklORxAHEhIKDlBIQVNFX0ZJTklTSEVEEAgqlwEKC0NvbG9yQ2hvaWNlEhwKGENPTE9SX0NIT0lDRV9VTlNQRUNJRklFRBAAEhsKF0NPTE9SX0NIT0lDRV9IT1NUX0JMQUNLEAESGwoXQ09MT1JfQ0hPSUNFX0hPU1RfV0hJVEUQAhIXChNDT0xPUl9DSE9JQ0VfUkFORE9NEAMSFwoTQ09MT1JfQ0hPSUNFX05JR0lSSRAEKkEKBlBhcml0eRIWChJQQVJJVFlfVU5TUEVDSUZJRUQQABIOCgpQQVJJVFlfT0REEAESDwoLUEFSSVRZX0VWRU4QAiphCgtSZWZlcmVlTW9kZRIcChhSRUZFUkVFX01PREVfVU5TUEVDSUZJRUQQABIXChNSRUZFUkVFX01PREVfQ0FTVUFMEAESGwoXUkVGRVJFRV9NT0RFX1RPVVJOQU1FTlQQAiqTAgoJRW5kUmVhc29uEhoKFkVORF9SRUFTT05fVU5TUEVDSUZJRUQQABIUChBFTkRfUkVBU09OX1NDT1JFEAESGgoWRU5EX1JFQVNPTl9SRVNJR05BVElPThACEhMKD0VORF9SRUFTT05fVElNRRADEhYKEkVORF9SRUFTT05fRk9SRkVJVBAEEh0KGUVORF9SRUFTT05fRE9VQkxFX0ZPUkZFSVQQBRIgChxFTkRfUkVBU09OX0RSQVdfQllfQUdSRUVNRU5UEAYSFgoSRU5EX1JFQVNPTl9QRU5BTFRZEAcSGAoURU5EX1JFQVNPTl9OT19SRVNVTFQQCBIYChRFTkRfUkVBU09OX0NBTkNFTExFRBAJMq4OCgtHYW1lU2VydmljZRJHCgpDcmVhdGVHYW1lEhsud2VpcWkudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC53ZWlxaS52MS5DcmVhdGVHYW1lUmVzcG9uc2USQQoISm9pbkdhbWUSGS53ZWlxaS52MS5Kb2luR2FtZVJlcXVlc3QaGi53ZWlxaS52MS5Kb2luR2FtZVJlc3BvbnNlEkcKCkNhbmNlbEdhbWUSGy53ZWlxaS52MS5DYW5jZWxHYW1lUmVxdWVzdBocLndlaXFpLnYxLkNhbmNlbEdhbWVSZXNwb25zZRI+CgdHZXRHYW1lEhgud2VpcWkudjEuR2V0R2FtZVJlcXVlc3QaGS53ZWlxaS52MS5HZXRHYW1lUmVzcG9uc2USRAoJTGlzdEdhbWVzEhoud2VpcWkudjEuTGlzdEdhbWVzUmVxdWVzdBobLndlaXFpLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEjUKBFBsYXkSFS53ZWlxaS52MS5QbGF5UmVxdWVzdBoWLndlaXFpLnYxLlBsYXlSZXNwb25zZRI1CgRQYXNzEhUud2VpcWkudjEuUGFzc1JlcXVlc3QaFi53ZWlxaS52MS5QYXNzUmVzcG9uc2USOwoGUmVzaWduEhcud2VpcWkudjEuUmVzaWduUmVxdWVzdBoYLndlaXFpLnYxLlJlc2lnblJlc3BvbnNlEkcKCkRlY2xhcmVFbmQSGy53ZWlxaS52MS5EZWNsYXJlRW5kUmVxdWVzdBocLndlaXFpLnYxLkRlY2xhcmVFbmRSZXNwb25zZRJcChFQcm9wb3NlRGVhZFN0b25lcxIiLndlaXFpLnYxLlByb3Bvc2VEZWFkU3RvbmVzUmVxdWVzdBojLndlaXFpLnYxLlByb3Bvc2VEZWFkU3RvbmVzUmVzcG9uc2USSgoLQWNjZXB0U2NvcmUSHC53ZWlxaS52MS5BY2NlcHRTY29yZVJlcXVlc3QaHS53ZWlxaS52MS5BY2NlcHRTY29yZVJlc3BvbnNlEk0KDERpc3B1dGVTY29yZRIdLndlaXFpLnYxLkRpc3B1dGVTY29yZVJlcXVlc3QaHi53ZWlxaS52MS5EaXNwdXRlU2NvcmVSZXNwb25zZRJKCgtSZXF1ZXN0VW5kbxIcLndlaXFpLnYxLlJlcXVlc3RVbmRvUmVxdWVzdBodLndlaXFpLnYxLlJlcXVlc3RVbmRvUmVzcG9uc2USRwoKQW5zd2VyVW5kbxIbLndlaXFpLnYxLkFuc3dlclVuZG9SZXF1ZXN0Ghwud2VpcWkudjEuQW5zd2VyVW5kb1Jlc3BvbnNlEkQKCU9mZmVyRHJhdxIaLndlaXFpLnYxLk9mZmVyRHJhd1JlcXVlc3QaGy53ZWlxaS52MS5PZmZlckRyYXdSZXNwb25zZRJHCgpBbnN3ZXJEcmF3Ehsud2VpcWkudjEuQW5zd2VyRHJhd1JlcXVlc3QaHC53ZWlxaS52MS5BbnN3ZXJEcmF3UmVzcG9uc2USPgoHQWRqb3VybhIYLndlaXFpLnYxLkFkam91cm5SZXF1ZXN0Ghkud2VpcWkudjEuQWRqb3VyblJlc3BvbnNlEkEKCFNlYWxNb3ZlEhkud2VpcWkudjEuU2VhbE1vdmVSZXF1ZXN0Ghoud2VpcWkudjEuU2VhbE1vdmVSZXNwb25zZRI7CgZSZXN1bWUSFy53ZWlxaS52MS5SZXN1bWVSZXF1ZXN0Ghgud2VpcWkudjEuUmVzdW1lUmVzcG9uc2USTQoMUmV2ZWFsTmlnaXJpEh0ud2VpcWkudjEuUmV2ZWFsTmlnaXJpUmVxdWVzdBoeLndlaXFpLnYxLlJldmVhbE5pZ2lyaVJlc3BvbnNlElAKDVBsYWNlSGFuZGljYXASHi53ZWlxaS52MS5QbGFjZUhhbmRpY2FwUmVxdWVzdBofLndlaXFpLnYxLlBsYWNlSGFuZGljYXBSZXNwb25zZRI+CgdDaGVja0luEhgud2VpcWkudjEuQ2hlY2tJblJlcXVlc3QaGS53ZWlxaS52MS5DaGVja0luUmVzcG9uc2USTQoMQ2xhaW1UaW1lb3V0Eh0ud2VpcWkudjEuQ2xhaW1UaW1lb3V0UmVxdWVzdBoeLndlaXFpLnYxLkNsYWltVGltZW91dFJlc3BvbnNlEkYKCVdhdGNoR2FtZRIaLndlaXFpLnYxLldhdGNoR2FtZVJlcXVlc3QaGy53ZWlxaS52MS5XYXRjaEdhbWVSZXNwb25zZTABEkQKCUV4cG9ydFNnZhIaLndlaXFpLnYxLkV4cG9ydFNnZlJlcXVlc3QaGy53ZWlxaS52MS5FeHBvcnRTZ2ZSZXNwb25zZRI1CgRQaW5nEhUud2VpcWkudjEuUGluZ1JlcXVlc3QaFi53ZWlxaS52MS5QaW5nUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChN3ZWlxaS92MS9nYW1lLnByb3RvEgh3ZWlxaS52MSIdCgVQb2ludBIJCgF4GAEgASgNEgkKAXkYAiABKA0i/wQKC1RpbWVDb250cm9sEi0KBG5vbmUYASABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5Ob0Nsb2NrSAASMgoIYWJzb2x1dGUYAiABKAsyHi53ZWlxaS52MS5UaW1lQ29udHJvbC5BYnNvbHV0ZUgAEjAKB2Zpc2NoZXIYAyABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5GaXNjaGVySAASMQoIYnlvX3lvbWkYBCABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5CeW9Zb21pSAASMgoIY2FuYWRpYW4YBSABKAsyHi53ZWlxaS52MS5UaW1lQ29udHJvbC5DYW5hZGlhbkgAEjwKDmdhbWVfcGx1c19tb3ZlGAYgASgLMiIud2VpcWkudjEuVGltZUNvbnRyb2wuR2FtZVBsdXNNb3ZlSAAaCQoHTm9DbG9jaxobCghBYnNvbHV0ZRIPCgdtYWluX21zGAEgASgEGlAKB0Zpc2NoZXISDwoHbWFpbl9tcxgBIAEoBBIUCgxpbmNyZW1lbnRfbXMYAiABKAQSEwoGY2FwX21zGAMgASgESACIAQFCCQoHX2NhcF9tcxo+CgdCeW9Zb21pEg8KB21haW5fbXMYASABKAQSDwoHcGVyaW9kcxgCIAEoDRIRCglwZXJpb2RfbXMYAyABKAQaPgoIQ2FuYWRpYW4SDwoHbWFpbl9tcxgBIAEoBBIOCgZzdG9uZXMYAiABKA0SEQoJcGVyaW9kX21zGAMgASgEGjQKDEdhbWVQbHVzTW92ZRIPCgdtYWluX21zGAEgASgEEhMKC3Blcl9tb3ZlX21zGAIgASgEQgYKBGtpbmQisQMKDEdhbWVTZXR0aW5ncxISCgpib2FyZF9zaXplGAEgASgNEg0KBXJ1bGVzGAIgASgJEhEKBGtvbWkYAyABKAFIAIgBARIQCghoYW5kaWNhcBgEIAEoDRIVCg1mcmVlX2hhbmRpY2FwGAUgASgIEisKDHRpbWVfY29udHJvbBgGIAEoCzIVLndlaXFpLnYxLlRpbWVDb250cm9sEisKDGNvbG9yX2Nob2ljZRgHIAEoDjIVLndlaXFpLnYxLkNvbG9yQ2hvaWNlEiMKBG1vZGUYCCABKA4yFS53ZWlxaS52MS5SZWZlcmVlTW9kZRIXCgphbGxvd191bmRvGAkgASgISAGIAQESHQoQbGFnX2FsbG93YW5jZV9tcxgKIAEoBEgCiAEBEh8KEnNjaGVkdWxlZF9zdGFydF9tcxgLIAEoBEgDiAEBEhcKD21heF9sYXRlbmVzc19tcxgMIAEoBBINCgVyYXRlZBgNIAEoCEIHCgVfa29taUINCgtfYWxsb3dfdW5kb0ITChFfbGFnX2FsbG93YW5jZV9tc0IVChNfc2NoZWR1bGVkX3N0YXJ0X21zIjoKClNlYXRQbGF5ZXISEQoJcGxheWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgIInMKCkNsb2NrU3RhdGUSDwoHbWFpbl9tcxgBIAEoBBIPCgdwZXJpb2RzGAIgASgNEhEKCXBlcmlvZF9tcxgDIAEoBBIOCgZzdG9uZXMYBCABKA0SDwoHcnVubmluZxgFIAEoCBIPCgdmbGFnZ2VkGAYgASgIIqcBCgpHYW1lUmVzdWx0Eh8KBndpbm5lchgBIAEoDjIPLndlaXFpLnYxLkNvbG9yEiMKBnJlYXNvbhgCIAEoDjITLndlaXFpLnYxLkVuZFJlYXNvbhIZChF3aGl0ZV9taW51c19ibGFjaxgDIAEoARIUCgxibGFja19wb2ludHMYBCABKAESFAoMd2hpdGVfcG9pbnRzGAUgASgBEgwKBHRleHQYBiABKAkioAcKCUdhbWVTdGF0ZRIPCgdnYW1lX2lkGAEgASgJEgsKA3NlcRgCIAEoBBIeCgVwaGFzZRgDIAEoDjIPLndlaXFpLnYxLlBoYXNlEigKCHNldHRpbmdzGAQgASgLMhYud2VpcWkudjEuR2FtZVNldHRpbmdzEg0KBWJvYXJkGAUgAygJEiAKB3RvX21vdmUYBiABKA4yDy53ZWlxaS52MS5Db2xvchITCgttb3ZlX251bWJlchgHIAEoDRIiCgpibGFja19zZWF0GAggASgOMg4ud2VpcWkudjEuU2VhdBIWCg5ibGFja19jYXB0dXJlcxgJIAEoDRIWCg53aGl0ZV9jYXB0dXJlcxgKIAEoDRIpCgtibGFja19jbG9jaxgLIAEoCzIULndlaXFpLnYxLkNsb2NrU3RhdGUSKQoLd2hpdGVfY2xvY2sYDCABKAsyFC53ZWlxaS52MS5DbG9ja1N0YXRlEiQKBnJlc3VsdBgNIAEoCzIULndlaXFpLnYxLkdhbWVSZXN1bHQSKgoRcGVuZGluZ191bmRvX2Zyb20YDiABKA4yDy53ZWlxaS52MS5Db2xvchIqChFwZW5kaW5nX2RyYXdfZnJvbRgPIAEoDjIPLndlaXFpLnYxLkNvbG9yEiQKC2RlYWRfc3RvbmVzGBAgAygLMg8ud2VpcWkudjEuUG9pbnQSFgoOYmxhY2tfYWNjZXB0ZWQYESABKAgSFgoOd2hpdGVfYWNjZXB0ZWQYEiABKAgSGQoRc2VhbGVkX2NvbW1pdG1lbnQYEyABKAkSJwoJbGFzdF9tb3ZlGBQgASgLMg8ud2VpcWkudjEuUG9pbnRIAIgBARIWCg5ibGFja193YXJuaW5ncxgVIAEoDRIWCg53aGl0ZV93YXJuaW5ncxgWIAEoDRIWCg5zZXJ2ZXJfdGltZV9tcxgXIAEoAxImCghrb19wb2ludBgYIAEoCzIPLndlaXFpLnYxLlBvaW50SAGIAQESGQoRbmlnaXJpX2NvbW1pdG1lbnQYGSABKAkSJgoMbmlnaXJpX2d1ZXNzGBogASgOMhAud2VpcWkudjEuUGFyaXR5EikKC2hvc3RfcGxheWVyGBsgASgLMhQud2VpcWkudjEuU2VhdFBsYXllchIqCgxndWVzdF9wbGF5ZXIYHCABKAsyFC53ZWlxaS52MS5TZWF0UGxheWVyQgwKCl9sYXN0X21vdmVCCwoJX2tvX3BvaW50Iu4BCgVFdmVudBILCgNzZXEYASABKAQSDwoHdGltZV9tcxgCIAEoAxIpCgtibGFja19jbG9jaxgDIAEoCzIULndlaXFpLnYxLkNsb2NrU3RhdGUSKQoLd2hpdGVfY2xvY2sYBCABKAsyFC53ZWlxaS52MS5DbG9ja1N0YXRlEgwKBGtpbmQYBSABKAkSFAoMcGF5bG9hZF9qc29uGAYgASgJEh4KBWNvbG9yGAcgASgOMg8ud2VpcWkudjEuQ29sb3ISIwoFcG9pbnQYCCABKAsyDy53ZWlxaS52MS5Qb2ludEgAiAEBQggKBl9wb2ludCJUCg1Db21tYW5kUmVzdWx0EiIKBXN0YXRlGAEgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlEh8KBmV2ZW50cxgCIAMoCzIPLndlaXFpLnYxLkV2ZW50ImsKCE11dGF0aW9uEg8KB2dhbWVfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIhChRleHBlY3RlZF9tb3ZlX251bWJlchgDIAEoDUgAiAEBQhcKFV9leHBlY3RlZF9tb3ZlX251bWJlciJsChFDcmVhdGVHYW1lUmVxdWVzdBIoCghzZXR0aW5ncxgBIAEoCzIWLndlaXFpLnYxLkdhbWVTZXR0aW5ncxISCgpyZXF1ZXN0X2lkGAIgASgJEhkKEW5pZ2lyaV9jb21taXRtZW50GAMgASgJIl0KEkNyZWF0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoFc3RhdGUYAyABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiXgoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRImCgxuaWdpcmlfZ3Vlc3MYAyABKA4yEC53ZWlxaS52MS5QYXJpdHkiSgoQSm9pbkdhbWVSZXNwb25zZRISCgpzZWF0X3Rva2VuGAEgASgJEiIKBXN0YXRlGAIgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlIjkKEUNhbmNlbEdhbWVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPQoSQ2FuY2VsR2FtZVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI1Cg9HZXRHYW1lUmVzcG9uc2USIgoFc3RhdGUYASABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiIQoQTGlzdEdhbWVzUmVxdWVzdBINCgVsaW1pdBgBIAEoDSJgChFMaXN0R2FtZXNSZXNwb25zZRIjCgRvcGVuGAEgAygLMhUud2VpcWkudjEuR2FtZVN1bW1hcnkSJgoHcGxheWluZxgCIAMoCzIVLndlaXFpLnYxLkdhbWVTdW1tYXJ5InYKC0dhbWVTdW1tYXJ5Eg8KB2dhbWVfaWQYASABKAkSHgoFcGhhc2UYAiABKA4yDy53ZWlxaS52MS5QaGFzZRISCgpib2FyZF9zaXplGAMgASgNEhMKC21vdmVfbnVtYmVyGAQgASgNEg0KBXJ1bGVzGAUgASgJImMKC1BsYXlSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SHgoFcG9pbnQYAiABKAsyDy53ZWlxaS52MS5Qb2ludBIOCgZsYWdfbXMYAyABKAQiNwoMUGxheVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiQwoLUGFzc1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZsYWdfbXMYAiABKAQiNwoMUGFzc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiXQoUUGxhY2VIYW5kaWNhcFJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIfCgZzdG9uZXMYAiADKAsyDy53ZWlxaS52MS5Qb2ludCJAChVQbGFjZUhhbmRpY2FwUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI2Cg5DaGVja0luUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIjoKD0NoZWNrSW5SZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjsKE0NsYWltVGltZW91dFJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI/ChRDbGFpbVRpbWVvdXRSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjUKDVJlc2lnblJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI5Cg5SZXNpZ25SZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjkKEURlY2xhcmVFbmRSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPQoSRGVjbGFyZUVuZFJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiYQoYUHJvcG9zZURlYWRTdG9uZXNSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SHwoGc3RvbmVzGAIgAygLMg8ud2VpcWkudjEuUG9pbnQiRAoZUHJvcG9zZURlYWRTdG9uZXNSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjoKEkFjY2VwdFNjb3JlUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIj4KE0FjY2VwdFNjb3JlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI7ChNEaXNwdXRlU2NvcmVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPwoURGlzcHV0ZVNjb3JlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI6ChJSZXF1ZXN0VW5kb1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI+ChNSZXF1ZXN0VW5kb1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiSQoRQW5zd2VyVW5kb1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZhY2NlcHQYAiABKAgiPQoSQW5zd2VyVW5kb1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiOAoQT2ZmZXJEcmF3UmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIjwKEU9mZmVyRHJhd1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiSQoRQW5zd2VyRHJhd1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZhY2NlcHQYAiABKAgiPQoSQW5zd2VyRHJhd1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiRgoKU2VhbGVkTW92ZRIgCgVwb2ludBgBIAEoCzIPLndlaXFpLnYxLlBvaW50SAASDgoEcGFzcxgCIAEoCEgAQgYKBG1vdmUiYQoOQWRqb3VyblJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIpCgtzZWFsZWRfbW92ZRgCIAEoCzIULndlaXFpLnYxLlNlYWxlZE1vdmUiOgoPQWRqb3VyblJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiYgoPU2VhbE1vdmVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SKQoLc2VhbGVkX21vdmUYAiABKAsyFC53ZWlxaS52MS5TZWFsZWRNb3ZlIjsKEFNlYWxNb3ZlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI1Cg1SZXN1bWVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iOQoOUmVzdW1lUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCJaChNSZXZlYWxOaWdpcmlSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SDgoGc3RvbmVzGAIgASgNEg0KBW5vbmNlGAMgASgJIj8KFFJldmVhbE5pZ2lyaVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiNgoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKCXNpbmNlX3NlcRgCIAEoBCJXChFXYXRjaEdhbWVSZXNwb25zZRIeCgVldmVudBgBIAEoCzIPLndlaXFpLnYxLkV2ZW50EiIKBXN0YXRlGAIgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlIiMKEEV4cG9ydFNnZlJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIgChFFeHBvcnRTZ2ZSZXNwb25zZRILCgNzZ2YYASABKAkiLwoLUGluZ1JlcXVlc3QSDwoHcGF5bG9hZBgBIAEoDBIPCgdkdXJhYmxlGAIgASgIIh8KDFBpbmdSZXNwb25zZRIPCgdwYXlsb2FkGAEgASgMKkAKBUNvbG9yEhUKEUNPTE9SX1VOU1BFQ0lGSUVEEAASDwoLQ09MT1JfQkxBQ0sQARIPCgtDT0xPUl9XSElURRACKjsKBFNlYXQSFAoQU0VBVF9VTlNQRUNJRklFRBAAEg0KCVNFQVRfSE9TVBABEg4KClNFQVRfR1VFU1QQAirQAQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIeChpQSEFTRV9XQUlUSU5HX0ZPUl9PUFBPTkVOVBABEhAKDFBIQVNFX05JR0lSSRACEhMKD1BIQVNFX1NDSEVEVUxFRBADEhoKFlBIQVNFX1BMQUNJTkdfSEFORElDQVAQBBIRCg1QSEFTRV9QTEFZSU5HEAUSEwoPUEhBU0VfQURKT1VSTkVEEAYSEQoNUEhBU0VfU0NPUklORxAHEhIKDlBIQVNFX0ZJTklTSEVEEAgqlwEKC0NvbG9yQ2hvaWNlEhwKGENPTE9SX0NIT0lDRV9VTlNQRUNJRklFRBAAEhsKF0NPTE9SX0NIT0lDRV9IT1NUX0JMQUNLEAESGwoXQ09MT1JfQ0hPSUNFX0hPU1RfV0hJVEUQAhIXChNDT0xPUl9DSE9JQ0VfUkFORE9NEAMSFwoTQ09MT1JfQ0hPSUNFX05JR0lSSRAEKkEKBlBhcml0eRIWChJQQVJJVFlfVU5TUEVDSUZJRUQQABIOCgpQQVJJVFlfT0REEAESDwoLUEFSSVRZX0VWRU4QAiphCgtSZWZlcmVlTW9kZRIcChhSRUZFUkVFX01PREVfVU5TUEVDSUZJRUQQABIXChNSRUZFUkVFX01PREVfQ0FTVUFMEAESGwoXUkVGRVJFRV9NT0RFX1RPVVJOQU1FTlQQAiqTAgoJRW5kUmVhc29uEhoKFkVORF9SRUFTT05fVU5TUEVDSUZJRUQQABIUChBFTkRfUkVBU09OX1NDT1JFEAESGgoWRU5EX1JFQVNPTl9SRVNJR05BVElPThACEhMKD0VORF9SRUFTT05fVElNRRADEhYKEkVORF9SRUFTT05fRk9SRkVJVBAEEh0KGUVORF9SRUFTT05fRE9VQkxFX0ZPUkZFSVQQBRIgChxFTkRfUkVBU09OX0RSQVdfQllfQUdSRUVNRU5UEAYSFgoSRU5EX1JFQVNPTl9QRU5BTFRZEAcSGAoURU5EX1JFQVNPTl9OT19SRVNVTFQQCBIYChRFTkRfUkVBU09OX0NBTkNFTExFRBAJMq4OCgtHYW1lU2VydmljZRJHCgpDcmVhdGVHYW1lEhsud2VpcWkudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC53ZWlxaS52MS5DcmVhdGVHYW1lUmVzcG9uc2USQQoISm9pbkdhbWUSGS53ZWlxaS52MS5Kb2luR2FtZVJlcXVlc3QaGi53ZWlxaS52MS5Kb2luR2FtZVJlc3BvbnNlEkcKCkNhbmNlbEdhbWUSGy53ZWlxaS52MS5DYW5jZWxHYW1lUmVxdWVzdBocLndlaXFpLnYxLkNhbmNlbEdhbWVSZXNwb25zZRI+CgdHZXRHYW1lEhgud2VpcWkudjEuR2V0R2FtZVJlcXVlc3QaGS53ZWlxaS52MS5HZXRHYW1lUmVzcG9uc2USRAoJTGlzdEdhbWVzEhoud2VpcWkudjEuTGlzdEdhbWVzUmVxdWVzdBobLndlaXFpLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEjUKBFBsYXkSFS53ZWlxaS52MS5QbGF5UmVxdWVzdBoWLndlaXFpLnYxLlBsYXlSZXNwb25zZRI1CgRQYXNzEhUud2VpcWkudjEuUGFzc1JlcXVlc3QaFi53ZWlxaS52MS5QYXNzUmVzcG9uc2USOwoGUmVzaWduEhcud2VpcWkudjEuUmVzaWduUmVxdWVzdBoYLndlaXFpLnYxLlJlc2lnblJlc3BvbnNlEkcKCkRlY2xhcmVFbmQSGy53ZWlxaS52MS5EZWNsYXJlRW5kUmVxdWVzdBocLndlaXFpLnYxLkRlY2xhcmVFbmRSZXNwb25zZRJcChFQcm9wb3NlRGVhZFN0b25lcxIiLndlaXFpLnYxLlByb3Bvc2VEZWFkU3RvbmVzUmVxdWVzdBojLndlaXFpLnYxLlByb3Bvc2VEZWFkU3RvbmVzUmVzcG9uc2USSgoLQWNjZXB0U2NvcmUSHC53ZWlxaS52MS5BY2NlcHRTY29yZVJlcXVlc3QaHS53ZWlxaS52MS5BY2NlcHRTY29yZVJlc3BvbnNlEk0KDERpc3B1dGVTY29yZRIdLndlaXFpLnYxLkRpc3B1dGVTY29yZVJlcXVlc3QaHi53ZWlxaS52MS5EaXNwdXRlU2NvcmVSZXNwb25zZRJKCgtSZXF1ZXN0VW5kbxIcLndlaXFpLnYxLlJlcXVlc3RVbmRvUmVxdWVzdBodLndlaXFpLnYxLlJlcXVlc3RVbmRvUmVzcG9uc2USRwoKQW5zd2VyVW5kbxIbLndlaXFpLnYxLkFuc3dlclVuZG9SZXF1ZXN0Ghwud2VpcWkudjEuQW5zd2VyVW5kb1Jlc3BvbnNlEkQKCU9mZmVyRHJhdxIaLndlaXFpLnYxLk9mZmVyRHJhd1JlcXVlc3QaGy53ZWlxaS52MS5PZmZlckRyYXdSZXNwb25zZRJHCgpBbnN3ZXJEcmF3Ehsud2VpcWkudjEuQW5zd2VyRHJhd1JlcXVlc3QaHC53ZWlxaS52MS5BbnN3ZXJEcmF3UmVzcG9uc2USPgoHQWRqb3VybhIYLndlaXFpLnYxLkFkam91cm5SZXF1ZXN0Ghkud2VpcWkudjEuQWRqb3VyblJlc3BvbnNlEkEKCFNlYWxNb3ZlEhkud2VpcWkudjEuU2VhbE1vdmVSZXF1ZXN0Ghoud2VpcWkudjEuU2VhbE1vdmVSZXNwb25zZRI7CgZSZXN1bWUSFy53ZWlxaS52MS5SZXN1bWVSZXF1ZXN0Ghgud2VpcWkudjEuUmVzdW1lUmVzcG9uc2USTQoMUmV2ZWFsTmlnaXJpEh0ud2VpcWkudjEuUmV2ZWFsTmlnaXJpUmVxdWVzdBoeLndlaXFpLnYxLlJldmVhbE5pZ2lyaVJlc3BvbnNlElAKDVBsYWNlSGFuZGljYXASHi53ZWlxaS52MS5QbGFjZUhhbmRpY2FwUmVxdWVzdBofLndlaXFpLnYxLlBsYWNlSGFuZGljYXBSZXNwb25zZRI+CgdDaGVja0luEhgud2VpcWkudjEuQ2hlY2tJblJlcXVlc3QaGS53ZWlxaS52MS5DaGVja0luUmVzcG9uc2USTQoMQ2xhaW1UaW1lb3V0Eh0ud2VpcWkudjEuQ2xhaW1UaW1lb3V0UmVxdWVzdBoeLndlaXFpLnYxLkNsYWltVGltZW91dFJlc3BvbnNlEkYKCVdhdGNoR2FtZRIaLndlaXFpLnYxLldhdGNoR2FtZVJlcXVlc3QaGy53ZWlxaS52MS5XYXRjaEdhbWVSZXNwb25zZTABEkQKCUV4cG9ydFNnZhIaLndlaXFpLnYxLkV4cG9ydFNnZlJlcXVlc3QaGy53ZWlxaS52MS5FeHBvcnRTZ2ZSZXNwb25zZRI1CgRQaW5nEhUud2VpcWkudjEuUGluZ1JlcXVlc3QaFi53ZWlxaS52MS5QaW5nUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * A point: x is the column from the left, y the row from the top, both from 0.
@@ -319,6 +319,14 @@ export type GameSettings = Message<"weiqi.v1.GameSettings"> & {
    * @generated from field: uint64 max_lateness_ms = 12;
    */
   maxLatenessMs: bigint;
+
+  /**
+   * Rated (Glicko-2 per board size): both seats need signed-in, different players
+   * (PlayerService); the result updates their ratings.
+   *
+   * @generated from field: bool rated = 13;
+   */
+  rated: boolean;
 };
 
 /**
@@ -327,6 +335,35 @@ export type GameSettings = Message<"weiqi.v1.GameSettings"> & {
  */
 export const GameSettingsSchema: GenMessage<GameSettings> = /*@__PURE__*/
   messageDesc(file_weiqi_v1_game, 2);
+
+/**
+ * A signed-in player in a seat.
+ *
+ * @generated from message weiqi.v1.SeatPlayer
+ */
+export type SeatPlayer = Message<"weiqi.v1.SeatPlayer"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: bool bot = 3;
+   */
+  bot: boolean;
+};
+
+/**
+ * Describes the message weiqi.v1.SeatPlayer.
+ * Use `create(SeatPlayerSchema)` to create a new message.
+ */
+export const SeatPlayerSchema: GenMessage<SeatPlayer> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_game, 3);
 
 /**
  * @generated from message weiqi.v1.ClockState
@@ -368,7 +405,7 @@ export type ClockState = Message<"weiqi.v1.ClockState"> & {
  * Use `create(ClockStateSchema)` to create a new message.
  */
 export const ClockStateSchema: GenMessage<ClockState> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 3);
+  messageDesc(file_weiqi_v1_game, 4);
 
 /**
  * @generated from message weiqi.v1.GameResult
@@ -416,7 +453,7 @@ export type GameResult = Message<"weiqi.v1.GameResult"> & {
  * Use `create(GameResultSchema)` to create a new message.
  */
 export const GameResultSchema: GenMessage<GameResult> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 4);
+  messageDesc(file_weiqi_v1_game, 5);
 
 /**
  * @generated from message weiqi.v1.GameState
@@ -559,6 +596,18 @@ export type GameState = Message<"weiqi.v1.GameState"> & {
    * @generated from field: weiqi.v1.Parity nigiri_guess = 26;
    */
   nigiriGuess: Parity;
+
+  /**
+   * The signed-in players in the seats (unset: anonymous).
+   *
+   * @generated from field: weiqi.v1.SeatPlayer host_player = 27;
+   */
+  hostPlayer?: SeatPlayer | undefined;
+
+  /**
+   * @generated from field: weiqi.v1.SeatPlayer guest_player = 28;
+   */
+  guestPlayer?: SeatPlayer | undefined;
 };
 
 /**
@@ -566,7 +615,7 @@ export type GameState = Message<"weiqi.v1.GameState"> & {
  * Use `create(GameStateSchema)` to create a new message.
  */
 export const GameStateSchema: GenMessage<GameState> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 5);
+  messageDesc(file_weiqi_v1_game, 6);
 
 /**
  * One event of a game's log.
@@ -630,7 +679,7 @@ export type Event = Message<"weiqi.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 6);
+  messageDesc(file_weiqi_v1_game, 7);
 
 /**
  * What every mutating call returns: the state after the command and the events it caused.
@@ -654,7 +703,7 @@ export type CommandResult = Message<"weiqi.v1.CommandResult"> & {
  * Use `create(CommandResultSchema)` to create a new message.
  */
 export const CommandResultSchema: GenMessage<CommandResult> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 7);
+  messageDesc(file_weiqi_v1_game, 8);
 
 /**
  * Fields every mutating call carries.
@@ -687,7 +736,7 @@ export type Mutation = Message<"weiqi.v1.Mutation"> & {
  * Use `create(MutationSchema)` to create a new message.
  */
 export const MutationSchema: GenMessage<Mutation> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 8);
+  messageDesc(file_weiqi_v1_game, 9);
 
 /**
  * @generated from message weiqi.v1.CreateGameRequest
@@ -717,7 +766,7 @@ export type CreateGameRequest = Message<"weiqi.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 9);
+  messageDesc(file_weiqi_v1_game, 10);
 
 /**
  * @generated from message weiqi.v1.CreateGameResponse
@@ -746,7 +795,7 @@ export type CreateGameResponse = Message<"weiqi.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 10);
+  messageDesc(file_weiqi_v1_game, 11);
 
 /**
  * @generated from message weiqi.v1.JoinGameRequest
@@ -775,7 +824,7 @@ export type JoinGameRequest = Message<"weiqi.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 11);
+  messageDesc(file_weiqi_v1_game, 12);
 
 /**
  * @generated from message weiqi.v1.JoinGameResponse
@@ -797,7 +846,7 @@ export type JoinGameResponse = Message<"weiqi.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 12);
+  messageDesc(file_weiqi_v1_game, 13);
 
 /**
  * @generated from message weiqi.v1.CancelGameRequest
@@ -814,7 +863,7 @@ export type CancelGameRequest = Message<"weiqi.v1.CancelGameRequest"> & {
  * Use `create(CancelGameRequestSchema)` to create a new message.
  */
 export const CancelGameRequestSchema: GenMessage<CancelGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 13);
+  messageDesc(file_weiqi_v1_game, 14);
 
 /**
  * @generated from message weiqi.v1.CancelGameResponse
@@ -831,7 +880,7 @@ export type CancelGameResponse = Message<"weiqi.v1.CancelGameResponse"> & {
  * Use `create(CancelGameResponseSchema)` to create a new message.
  */
 export const CancelGameResponseSchema: GenMessage<CancelGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 14);
+  messageDesc(file_weiqi_v1_game, 15);
 
 /**
  * @generated from message weiqi.v1.GetGameRequest
@@ -848,7 +897,7 @@ export type GetGameRequest = Message<"weiqi.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 15);
+  messageDesc(file_weiqi_v1_game, 16);
 
 /**
  * @generated from message weiqi.v1.GetGameResponse
@@ -865,7 +914,7 @@ export type GetGameResponse = Message<"weiqi.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 16);
+  messageDesc(file_weiqi_v1_game, 17);
 
 /**
  * @generated from message weiqi.v1.ListGamesRequest
@@ -884,7 +933,7 @@ export type ListGamesRequest = Message<"weiqi.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 17);
+  messageDesc(file_weiqi_v1_game, 18);
 
 /**
  * @generated from message weiqi.v1.ListGamesResponse
@@ -910,7 +959,7 @@ export type ListGamesResponse = Message<"weiqi.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 18);
+  messageDesc(file_weiqi_v1_game, 19);
 
 /**
  * @generated from message weiqi.v1.GameSummary
@@ -947,7 +996,7 @@ export type GameSummary = Message<"weiqi.v1.GameSummary"> & {
  * Use `create(GameSummarySchema)` to create a new message.
  */
 export const GameSummarySchema: GenMessage<GameSummary> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 19);
+  messageDesc(file_weiqi_v1_game, 20);
 
 /**
  * @generated from message weiqi.v1.PlayRequest
@@ -976,7 +1025,7 @@ export type PlayRequest = Message<"weiqi.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 20);
+  messageDesc(file_weiqi_v1_game, 21);
 
 /**
  * @generated from message weiqi.v1.PlayResponse
@@ -993,7 +1042,7 @@ export type PlayResponse = Message<"weiqi.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 21);
+  messageDesc(file_weiqi_v1_game, 22);
 
 /**
  * @generated from message weiqi.v1.PassRequest
@@ -1015,7 +1064,7 @@ export type PassRequest = Message<"weiqi.v1.PassRequest"> & {
  * Use `create(PassRequestSchema)` to create a new message.
  */
 export const PassRequestSchema: GenMessage<PassRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 22);
+  messageDesc(file_weiqi_v1_game, 23);
 
 /**
  * @generated from message weiqi.v1.PassResponse
@@ -1032,7 +1081,7 @@ export type PassResponse = Message<"weiqi.v1.PassResponse"> & {
  * Use `create(PassResponseSchema)` to create a new message.
  */
 export const PassResponseSchema: GenMessage<PassResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 23);
+  messageDesc(file_weiqi_v1_game, 24);
 
 /**
  * @generated from message weiqi.v1.PlaceHandicapRequest
@@ -1056,7 +1105,7 @@ export type PlaceHandicapRequest = Message<"weiqi.v1.PlaceHandicapRequest"> & {
  * Use `create(PlaceHandicapRequestSchema)` to create a new message.
  */
 export const PlaceHandicapRequestSchema: GenMessage<PlaceHandicapRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 24);
+  messageDesc(file_weiqi_v1_game, 25);
 
 /**
  * @generated from message weiqi.v1.PlaceHandicapResponse
@@ -1073,7 +1122,7 @@ export type PlaceHandicapResponse = Message<"weiqi.v1.PlaceHandicapResponse"> & 
  * Use `create(PlaceHandicapResponseSchema)` to create a new message.
  */
 export const PlaceHandicapResponseSchema: GenMessage<PlaceHandicapResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 25);
+  messageDesc(file_weiqi_v1_game, 26);
 
 /**
  * @generated from message weiqi.v1.CheckInRequest
@@ -1090,7 +1139,7 @@ export type CheckInRequest = Message<"weiqi.v1.CheckInRequest"> & {
  * Use `create(CheckInRequestSchema)` to create a new message.
  */
 export const CheckInRequestSchema: GenMessage<CheckInRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 26);
+  messageDesc(file_weiqi_v1_game, 27);
 
 /**
  * @generated from message weiqi.v1.CheckInResponse
@@ -1107,7 +1156,7 @@ export type CheckInResponse = Message<"weiqi.v1.CheckInResponse"> & {
  * Use `create(CheckInResponseSchema)` to create a new message.
  */
 export const CheckInResponseSchema: GenMessage<CheckInResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 27);
+  messageDesc(file_weiqi_v1_game, 28);
 
 /**
  * @generated from message weiqi.v1.ClaimTimeoutRequest
@@ -1124,7 +1173,7 @@ export type ClaimTimeoutRequest = Message<"weiqi.v1.ClaimTimeoutRequest"> & {
  * Use `create(ClaimTimeoutRequestSchema)` to create a new message.
  */
 export const ClaimTimeoutRequestSchema: GenMessage<ClaimTimeoutRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 28);
+  messageDesc(file_weiqi_v1_game, 29);
 
 /**
  * @generated from message weiqi.v1.ClaimTimeoutResponse
@@ -1141,7 +1190,7 @@ export type ClaimTimeoutResponse = Message<"weiqi.v1.ClaimTimeoutResponse"> & {
  * Use `create(ClaimTimeoutResponseSchema)` to create a new message.
  */
 export const ClaimTimeoutResponseSchema: GenMessage<ClaimTimeoutResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 29);
+  messageDesc(file_weiqi_v1_game, 30);
 
 /**
  * @generated from message weiqi.v1.ResignRequest
@@ -1158,7 +1207,7 @@ export type ResignRequest = Message<"weiqi.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 30);
+  messageDesc(file_weiqi_v1_game, 31);
 
 /**
  * @generated from message weiqi.v1.ResignResponse
@@ -1175,7 +1224,7 @@ export type ResignResponse = Message<"weiqi.v1.ResignResponse"> & {
  * Use `create(ResignResponseSchema)` to create a new message.
  */
 export const ResignResponseSchema: GenMessage<ResignResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 31);
+  messageDesc(file_weiqi_v1_game, 32);
 
 /**
  * @generated from message weiqi.v1.DeclareEndRequest
@@ -1192,7 +1241,7 @@ export type DeclareEndRequest = Message<"weiqi.v1.DeclareEndRequest"> & {
  * Use `create(DeclareEndRequestSchema)` to create a new message.
  */
 export const DeclareEndRequestSchema: GenMessage<DeclareEndRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 32);
+  messageDesc(file_weiqi_v1_game, 33);
 
 /**
  * @generated from message weiqi.v1.DeclareEndResponse
@@ -1209,7 +1258,7 @@ export type DeclareEndResponse = Message<"weiqi.v1.DeclareEndResponse"> & {
  * Use `create(DeclareEndResponseSchema)` to create a new message.
  */
 export const DeclareEndResponseSchema: GenMessage<DeclareEndResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 33);
+  messageDesc(file_weiqi_v1_game, 34);
 
 /**
  * @generated from message weiqi.v1.ProposeDeadStonesRequest
@@ -1231,7 +1280,7 @@ export type ProposeDeadStonesRequest = Message<"weiqi.v1.ProposeDeadStonesReques
  * Use `create(ProposeDeadStonesRequestSchema)` to create a new message.
  */
 export const ProposeDeadStonesRequestSchema: GenMessage<ProposeDeadStonesRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 34);
+  messageDesc(file_weiqi_v1_game, 35);
 
 /**
  * @generated from message weiqi.v1.ProposeDeadStonesResponse
@@ -1248,7 +1297,7 @@ export type ProposeDeadStonesResponse = Message<"weiqi.v1.ProposeDeadStonesRespo
  * Use `create(ProposeDeadStonesResponseSchema)` to create a new message.
  */
 export const ProposeDeadStonesResponseSchema: GenMessage<ProposeDeadStonesResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 35);
+  messageDesc(file_weiqi_v1_game, 36);
 
 /**
  * @generated from message weiqi.v1.AcceptScoreRequest
@@ -1265,7 +1314,7 @@ export type AcceptScoreRequest = Message<"weiqi.v1.AcceptScoreRequest"> & {
  * Use `create(AcceptScoreRequestSchema)` to create a new message.
  */
 export const AcceptScoreRequestSchema: GenMessage<AcceptScoreRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 36);
+  messageDesc(file_weiqi_v1_game, 37);
 
 /**
  * @generated from message weiqi.v1.AcceptScoreResponse
@@ -1282,7 +1331,7 @@ export type AcceptScoreResponse = Message<"weiqi.v1.AcceptScoreResponse"> & {
  * Use `create(AcceptScoreResponseSchema)` to create a new message.
  */
 export const AcceptScoreResponseSchema: GenMessage<AcceptScoreResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 37);
+  messageDesc(file_weiqi_v1_game, 38);
 
 /**
  * @generated from message weiqi.v1.DisputeScoreRequest
@@ -1299,7 +1348,7 @@ export type DisputeScoreRequest = Message<"weiqi.v1.DisputeScoreRequest"> & {
  * Use `create(DisputeScoreRequestSchema)` to create a new message.
  */
 export const DisputeScoreRequestSchema: GenMessage<DisputeScoreRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 38);
+  messageDesc(file_weiqi_v1_game, 39);
 
 /**
  * @generated from message weiqi.v1.DisputeScoreResponse
@@ -1316,7 +1365,7 @@ export type DisputeScoreResponse = Message<"weiqi.v1.DisputeScoreResponse"> & {
  * Use `create(DisputeScoreResponseSchema)` to create a new message.
  */
 export const DisputeScoreResponseSchema: GenMessage<DisputeScoreResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 39);
+  messageDesc(file_weiqi_v1_game, 40);
 
 /**
  * @generated from message weiqi.v1.RequestUndoRequest
@@ -1333,7 +1382,7 @@ export type RequestUndoRequest = Message<"weiqi.v1.RequestUndoRequest"> & {
  * Use `create(RequestUndoRequestSchema)` to create a new message.
  */
 export const RequestUndoRequestSchema: GenMessage<RequestUndoRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 40);
+  messageDesc(file_weiqi_v1_game, 41);
 
 /**
  * @generated from message weiqi.v1.RequestUndoResponse
@@ -1350,7 +1399,7 @@ export type RequestUndoResponse = Message<"weiqi.v1.RequestUndoResponse"> & {
  * Use `create(RequestUndoResponseSchema)` to create a new message.
  */
 export const RequestUndoResponseSchema: GenMessage<RequestUndoResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 41);
+  messageDesc(file_weiqi_v1_game, 42);
 
 /**
  * @generated from message weiqi.v1.AnswerUndoRequest
@@ -1372,7 +1421,7 @@ export type AnswerUndoRequest = Message<"weiqi.v1.AnswerUndoRequest"> & {
  * Use `create(AnswerUndoRequestSchema)` to create a new message.
  */
 export const AnswerUndoRequestSchema: GenMessage<AnswerUndoRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 42);
+  messageDesc(file_weiqi_v1_game, 43);
 
 /**
  * @generated from message weiqi.v1.AnswerUndoResponse
@@ -1389,7 +1438,7 @@ export type AnswerUndoResponse = Message<"weiqi.v1.AnswerUndoResponse"> & {
  * Use `create(AnswerUndoResponseSchema)` to create a new message.
  */
 export const AnswerUndoResponseSchema: GenMessage<AnswerUndoResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 43);
+  messageDesc(file_weiqi_v1_game, 44);
 
 /**
  * @generated from message weiqi.v1.OfferDrawRequest
@@ -1406,7 +1455,7 @@ export type OfferDrawRequest = Message<"weiqi.v1.OfferDrawRequest"> & {
  * Use `create(OfferDrawRequestSchema)` to create a new message.
  */
 export const OfferDrawRequestSchema: GenMessage<OfferDrawRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 44);
+  messageDesc(file_weiqi_v1_game, 45);
 
 /**
  * @generated from message weiqi.v1.OfferDrawResponse
@@ -1423,7 +1472,7 @@ export type OfferDrawResponse = Message<"weiqi.v1.OfferDrawResponse"> & {
  * Use `create(OfferDrawResponseSchema)` to create a new message.
  */
 export const OfferDrawResponseSchema: GenMessage<OfferDrawResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 45);
+  messageDesc(file_weiqi_v1_game, 46);
 
 /**
  * @generated from message weiqi.v1.AnswerDrawRequest
@@ -1445,7 +1494,7 @@ export type AnswerDrawRequest = Message<"weiqi.v1.AnswerDrawRequest"> & {
  * Use `create(AnswerDrawRequestSchema)` to create a new message.
  */
 export const AnswerDrawRequestSchema: GenMessage<AnswerDrawRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 46);
+  messageDesc(file_weiqi_v1_game, 47);
 
 /**
  * @generated from message weiqi.v1.AnswerDrawResponse
@@ -1462,7 +1511,7 @@ export type AnswerDrawResponse = Message<"weiqi.v1.AnswerDrawResponse"> & {
  * Use `create(AnswerDrawResponseSchema)` to create a new message.
  */
 export const AnswerDrawResponseSchema: GenMessage<AnswerDrawResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 47);
+  messageDesc(file_weiqi_v1_game, 48);
 
 /**
  * @generated from message weiqi.v1.SealedMove
@@ -1491,7 +1540,7 @@ export type SealedMove = Message<"weiqi.v1.SealedMove"> & {
  * Use `create(SealedMoveSchema)` to create a new message.
  */
 export const SealedMoveSchema: GenMessage<SealedMove> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 48);
+  messageDesc(file_weiqi_v1_game, 49);
 
 /**
  * @generated from message weiqi.v1.AdjournRequest
@@ -1513,7 +1562,7 @@ export type AdjournRequest = Message<"weiqi.v1.AdjournRequest"> & {
  * Use `create(AdjournRequestSchema)` to create a new message.
  */
 export const AdjournRequestSchema: GenMessage<AdjournRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 49);
+  messageDesc(file_weiqi_v1_game, 50);
 
 /**
  * @generated from message weiqi.v1.AdjournResponse
@@ -1530,7 +1579,7 @@ export type AdjournResponse = Message<"weiqi.v1.AdjournResponse"> & {
  * Use `create(AdjournResponseSchema)` to create a new message.
  */
 export const AdjournResponseSchema: GenMessage<AdjournResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 50);
+  messageDesc(file_weiqi_v1_game, 51);
 
 /**
  * @generated from message weiqi.v1.SealMoveRequest
@@ -1552,7 +1601,7 @@ export type SealMoveRequest = Message<"weiqi.v1.SealMoveRequest"> & {
  * Use `create(SealMoveRequestSchema)` to create a new message.
  */
 export const SealMoveRequestSchema: GenMessage<SealMoveRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 51);
+  messageDesc(file_weiqi_v1_game, 52);
 
 /**
  * @generated from message weiqi.v1.SealMoveResponse
@@ -1569,7 +1618,7 @@ export type SealMoveResponse = Message<"weiqi.v1.SealMoveResponse"> & {
  * Use `create(SealMoveResponseSchema)` to create a new message.
  */
 export const SealMoveResponseSchema: GenMessage<SealMoveResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 52);
+  messageDesc(file_weiqi_v1_game, 53);
 
 /**
  * @generated from message weiqi.v1.ResumeRequest
@@ -1586,7 +1635,7 @@ export type ResumeRequest = Message<"weiqi.v1.ResumeRequest"> & {
  * Use `create(ResumeRequestSchema)` to create a new message.
  */
 export const ResumeRequestSchema: GenMessage<ResumeRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 53);
+  messageDesc(file_weiqi_v1_game, 54);
 
 /**
  * @generated from message weiqi.v1.ResumeResponse
@@ -1603,7 +1652,7 @@ export type ResumeResponse = Message<"weiqi.v1.ResumeResponse"> & {
  * Use `create(ResumeResponseSchema)` to create a new message.
  */
 export const ResumeResponseSchema: GenMessage<ResumeResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 54);
+  messageDesc(file_weiqi_v1_game, 55);
 
 /**
  * @generated from message weiqi.v1.RevealNigiriRequest
@@ -1632,7 +1681,7 @@ export type RevealNigiriRequest = Message<"weiqi.v1.RevealNigiriRequest"> & {
  * Use `create(RevealNigiriRequestSchema)` to create a new message.
  */
 export const RevealNigiriRequestSchema: GenMessage<RevealNigiriRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 55);
+  messageDesc(file_weiqi_v1_game, 56);
 
 /**
  * @generated from message weiqi.v1.RevealNigiriResponse
@@ -1649,7 +1698,7 @@ export type RevealNigiriResponse = Message<"weiqi.v1.RevealNigiriResponse"> & {
  * Use `create(RevealNigiriResponseSchema)` to create a new message.
  */
 export const RevealNigiriResponseSchema: GenMessage<RevealNigiriResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 56);
+  messageDesc(file_weiqi_v1_game, 57);
 
 /**
  * @generated from message weiqi.v1.WatchGameRequest
@@ -1673,7 +1722,7 @@ export type WatchGameRequest = Message<"weiqi.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 57);
+  messageDesc(file_weiqi_v1_game, 58);
 
 /**
  * @generated from message weiqi.v1.WatchGameResponse
@@ -1697,7 +1746,7 @@ export type WatchGameResponse = Message<"weiqi.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 58);
+  messageDesc(file_weiqi_v1_game, 59);
 
 /**
  * @generated from message weiqi.v1.ExportSgfRequest
@@ -1714,7 +1763,7 @@ export type ExportSgfRequest = Message<"weiqi.v1.ExportSgfRequest"> & {
  * Use `create(ExportSgfRequestSchema)` to create a new message.
  */
 export const ExportSgfRequestSchema: GenMessage<ExportSgfRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 59);
+  messageDesc(file_weiqi_v1_game, 60);
 
 /**
  * @generated from message weiqi.v1.ExportSgfResponse
@@ -1731,7 +1780,7 @@ export type ExportSgfResponse = Message<"weiqi.v1.ExportSgfResponse"> & {
  * Use `create(ExportSgfResponseSchema)` to create a new message.
  */
 export const ExportSgfResponseSchema: GenMessage<ExportSgfResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 60);
+  messageDesc(file_weiqi_v1_game, 61);
 
 /**
  * @generated from message weiqi.v1.PingRequest
@@ -1757,7 +1806,7 @@ export type PingRequest = Message<"weiqi.v1.PingRequest"> & {
  * Use `create(PingRequestSchema)` to create a new message.
  */
 export const PingRequestSchema: GenMessage<PingRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 61);
+  messageDesc(file_weiqi_v1_game, 62);
 
 /**
  * @generated from message weiqi.v1.PingResponse
@@ -1774,7 +1823,7 @@ export type PingResponse = Message<"weiqi.v1.PingResponse"> & {
  * Use `create(PingResponseSchema)` to create a new message.
  */
 export const PingResponseSchema: GenMessage<PingResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 62);
+  messageDesc(file_weiqi_v1_game, 63);
 
 /**
  * @generated from enum weiqi.v1.Color
@@ -2056,7 +2105,9 @@ export const EndReasonSchema: GenEnum<EndReason> = /*@__PURE__*/
  *
  * Seats: CreateGame and JoinGame return a seat token; mutating calls send it as
  * `authorization: Bearer <token>`. Spectators read (GetGame, WatchGame, ExportSgf,
- * ListGames) without a token.
+ * ListGames) without a token. On CreateGame and JoinGame the same header may instead carry
+ * a player's credential (see player.proto): the game then records who holds the seat,
+ * which rated games require.
  *
  * Retries: mutating calls carry a `request_id` (a retry with the same id returns the
  * first answer) and may carry `expected_move_number` (a call made against an older

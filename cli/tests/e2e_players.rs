@@ -1,0 +1,307 @@
+//! Players against the real server: guests and a platform's JWT players sit in games, a
+//! rated game updates both ratings (Glicko-2), the leaderboard and the history follow,
+//! and bad credentials are refused with their reason.
+
+mod support;
+
+use jsonwebtoken::{Algorithm, EncodingKey, Header, encode};
+use serde_json::json;
+use support::*;
+use tonic::Code;
+use tonic::transport::Channel;
+use tonic_types::StatusExt;
+use weiqi_proto::v1 as pb;
+use weiqi_proto::v1::player_service_client::PlayerServiceClient;
+
+const SECRET: &str = "platform-shared-secret";
+const ISSUER: &str = "https://platform.example";
+
+fn reason(s: &tonic::Status) -> String {
+    s.get_details_error_info().map(|i| i.reason).unwrap_or_default()
+}
+
+fn jwt(sub: &str, name: &str, exp_from_now_s: i64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    let claims = json!({"sub": sub, "name": name, "iss": ISSUER, "exp": now + exp_from_now_s});
+    encode(
+        &Header::new(Algorithm::HS256),
+        &claims,
+        &EncodingKey::from_secret(SECRET.as_bytes()).unwrap(),
+    )
+    .unwrap()
+}
+
+/// A well-formed token signed with a key that is not the platform's.
+fn forged() -> String {
+    let claims = json!({"sub": "p-17", "iss": ISSUER, "exp": 4_000_000_000u64});
+    encode(
+        &Header::new(Algorithm::HS256),
+        &claims,
+        &EncodingKey::from_secret(b"not-the-platform-secret").unwrap(),
+    )
+    .unwrap()
+}
+
+async fn guest(p: &mut PlayerServiceClient<Channel>, name: &str) -> (String, String) {
+    let r = p
+        .register_guest(pb::RegisterGuestRequest { name: name.into() })
+        .await
+        .unwrap()
+        .into_inner();
+    (r.player.unwrap().player_id, r.token)
+}
+
+fn rated_settings() -> pb::GameSettings {
+    pb::GameSettings {
+        board_size: 9,
+        color_choice: pb::ColorChoice::HostBlack as i32,
+        rated: true,
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rated_game_between_guests_updates_both_ratings() {
+    let server = Server::fresh_with(
+        "players",
+        &[
+            ("WEIQI__IDENTITY__JWT_HS256_SECRET", SECRET),
+            ("WEIQI__IDENTITY__JWT_ISSUER", ISSUER),
+        ],
+    );
+    let channel = Channel::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut games = weiqi_proto::v1::game_service_client::GameServiceClient::new(channel.clone());
+    let mut players = PlayerServiceClient::new(channel);
+    let (alice, alice_token) = guest(&mut players, "Alice").await;
+    let (bob, bob_token) = guest(&mut players, "Bob").await;
+    assert!(alice.starts_with("guest:") && alice != bob);
+
+    // A rated game needs a signed-in host.
+    let anonymous = games
+        .create_game(pb::CreateGameRequest {
+            settings: Some(rated_settings()),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(anonymous.code(), Code::PermissionDenied, "{anonymous:?}");
+
+    let created = games
+        .create_game(authed(
+            pb::CreateGameRequest {
+                settings: Some(rated_settings()),
+                ..Default::default()
+            },
+            &alice_token,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let state = created.state.unwrap();
+    assert_eq!(state.host_player.as_ref().unwrap().player_id, alice);
+    assert_eq!(state.host_player.unwrap().name, "Alice");
+    let id = created.game_id;
+
+    // Nobody holds both seats of a rated game; no half-joined game is left behind.
+    let twice = games
+        .join_game(authed(
+            pb::JoinGameRequest {
+                game_id: id.clone(),
+                ..Default::default()
+            },
+            &alice_token,
+        ))
+        .await
+        .unwrap_err();
+    assert_eq!(twice.code(), Code::PermissionDenied, "{twice:?}");
+    assert!(twice.message().contains("both seats"), "{twice:?}");
+    let still_open = games
+        .get_game(pb::GetGameRequest { game_id: id.clone() })
+        .await
+        .unwrap()
+        .into_inner()
+        .state
+        .unwrap();
+    assert_eq!(still_open.phase, pb::Phase::WaitingForOpponent as i32);
+
+    let joined = games
+        .join_game(authed(
+            pb::JoinGameRequest {
+                game_id: id.clone(),
+                ..Default::default()
+            },
+            &bob_token,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(joined.state.unwrap().guest_player.unwrap().player_id, bob);
+    let g = Game {
+        id: id.clone(),
+        black: created.seat_token,
+        white: joined.seat_token,
+    };
+    play(&mut games, &g, &g.black, 2, 2).await.unwrap();
+    play(&mut games, &g, &g.white, 6, 6).await.unwrap();
+    games
+        .resign(authed(pb::ResignRequest { mutation: m(&id, "") }, &g.black))
+        .await
+        .unwrap();
+
+    // Bob (White) won: up from 1500, Alice down as much; both less uncertain.
+    let rating = |p: pb::Player| p.ratings.into_iter().find(|r| r.board_size == 9).unwrap();
+    let get = |id: &str| pb::GetPlayerRequest { player_id: id.into() };
+    let b = rating(
+        players
+            .get_player(get(&bob))
+            .await
+            .unwrap()
+            .into_inner()
+            .player
+            .unwrap(),
+    );
+    let a = rating(
+        players
+            .get_player(get(&alice))
+            .await
+            .unwrap()
+            .into_inner()
+            .player
+            .unwrap(),
+    );
+    assert!(b.rating > 1500.0 && a.rating < 1500.0, "{a:?} {b:?}");
+    assert!(((b.rating - 1500.0) + (a.rating - 1500.0)).abs() < 1e-6);
+    assert!(b.deviation < 350.0 && a.deviation < 350.0);
+    assert_eq!((a.games, b.games), (1, 1));
+    assert!(b.rank.ends_with('k'), "{}", b.rank);
+
+    let board = players
+        .list_players(pb::ListPlayersRequest {
+            board_size: 9,
+            limit: 10,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .players;
+    let order: Vec<_> = board.iter().map(|p| p.player_id.as_str()).collect();
+    assert_eq!(order, [bob.as_str(), alice.as_str()]);
+    let history = players
+        .get_rating_history(pb::GetRatingHistoryRequest {
+            player_id: alice.clone(),
+            board_size: 9,
+            limit: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .changes;
+    assert_eq!(history.len(), 1);
+    assert_eq!((history[0].game_id.as_str(), history[0].score), (id.as_str(), 0.0));
+    assert_eq!(history[0].rating_before, 1500.0);
+    assert_eq!(history[0].rating, a.rating);
+
+    // Unknown players and sizes without ratings get typed errors.
+    let missing = players.get_player(get("guest:nobody")).await.unwrap_err();
+    assert_eq!(
+        (missing.code(), reason(&missing).as_str()),
+        (Code::NotFound, "player_not_found")
+    );
+    let size = players
+        .list_players(pb::ListPlayersRequest {
+            board_size: 7,
+            limit: 0,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(size.code(), Code::InvalidArgument);
+    let name = players
+        .register_guest(pb::RegisterGuestRequest { name: " \n ".into() })
+        .await
+        .unwrap_err();
+    assert_eq!(name.code(), Code::InvalidArgument);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn platform_tokens_sign_players_in_and_bad_ones_are_refused() {
+    let server = Server::fresh_with(
+        "players-jwt",
+        &[
+            ("WEIQI__IDENTITY__JWT_HS256_SECRET", SECRET),
+            ("WEIQI__IDENTITY__JWT_ISSUER", ISSUER),
+        ],
+    );
+    let channel = Channel::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut games = weiqi_proto::v1::game_service_client::GameServiceClient::new(channel.clone());
+    let mut players = PlayerServiceClient::new(channel);
+
+    let token = jwt("p-17", "Ke Jie", 3600);
+    let me = players
+        .who_am_i(authed(pb::WhoAmIRequest {}, &token))
+        .await
+        .unwrap()
+        .into_inner()
+        .player
+        .unwrap();
+    assert_eq!(
+        (me.player_id.as_str(), me.name.as_str(), me.guest),
+        ("p-17", "Ke Jie", false)
+    );
+    let created = games
+        .create_game(authed(
+            pb::CreateGameRequest {
+                settings: Some(rated_settings()),
+                ..Default::default()
+            },
+            &token,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(created.state.unwrap().host_player.unwrap().player_id, "p-17");
+    // The platform's player is known from then on.
+    let known = players
+        .get_player(pb::GetPlayerRequest {
+            player_id: "p-17".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .player
+        .unwrap();
+    assert!(known.ratings.is_empty(), "no rated game yet");
+
+    for (bad, why) in [
+        (jwt("p-17", "Ke Jie", -3600), "token_expired"),
+        (forged(), "bad_signature"),
+        ("0123456789abcdef".to_string(), "unknown_guest"),
+    ] {
+        let e = games
+            .create_game(authed(
+                pb::CreateGameRequest {
+                    settings: Some(rated_settings()),
+                    ..Default::default()
+                },
+                &bad,
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!((e.code(), reason(&e).as_str()), (Code::Unauthenticated, why), "{e:?}");
+    }
+    let nobody = players.who_am_i(pb::WhoAmIRequest {}).await.unwrap_err();
+    assert_eq!(
+        (nobody.code(), reason(&nobody).as_str()),
+        (Code::Unauthenticated, "credential_missing")
+    );
+}
