@@ -45,6 +45,18 @@ fn forged() -> String {
     .unwrap()
 }
 
+type Games = weiqi_proto::v1::game_service_client::GameServiceClient<Channel>;
+
+/// Both services' clients over one connection.
+async fn clients(server: &Server) -> (Games, PlayerServiceClient<Channel>) {
+    let channel = Channel::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    (Games::new(channel.clone()), PlayerServiceClient::new(channel))
+}
+
 async fn guest(p: &mut PlayerServiceClient<Channel>, name: &str) -> (String, String) {
     let r = p
         .register_guest(pb::RegisterGuestRequest { name: name.into() })
@@ -72,13 +84,7 @@ async fn a_rated_game_between_guests_updates_both_ratings() {
             ("WEIQI__IDENTITY__JWT_ISSUER", ISSUER),
         ],
     );
-    let channel = Channel::from_shared(format!("http://{}", server.addr))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let mut games = weiqi_proto::v1::game_service_client::GameServiceClient::new(channel.clone());
-    let mut players = PlayerServiceClient::new(channel);
+    let (mut games, mut players) = clients(&server).await;
     let (alice, alice_token) = guest(&mut players, "Alice").await;
     let (bob, bob_token) = guest(&mut players, "Bob").await;
     assert!(alice.starts_with("guest:") && alice != bob);
@@ -238,13 +244,7 @@ async fn platform_tokens_sign_players_in_and_bad_ones_are_refused() {
             ("WEIQI__IDENTITY__JWT_ISSUER", ISSUER),
         ],
     );
-    let channel = Channel::from_shared(format!("http://{}", server.addr))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
-    let mut games = weiqi_proto::v1::game_service_client::GameServiceClient::new(channel.clone());
-    let mut players = PlayerServiceClient::new(channel);
+    let (mut games, mut players) = clients(&server).await;
 
     let token = jwt("p-17", "Ke Jie", 3600);
     let me = players
@@ -304,4 +304,53 @@ async fn platform_tokens_sign_players_in_and_bad_ones_are_refused() {
         (nobody.code(), reason(&nobody).as_str()),
         (Code::Unauthenticated, "credential_missing")
     );
+}
+
+/// `weiqi bot` signs in with a player credential: the games it opens name its account.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_signs_in_as_its_account() {
+    let server = Server::fresh("players-bot");
+    let (mut games, mut players) = clients(&server).await;
+    let (bot_id, bot_token) = guest(&mut players, "RandomBot").await;
+    let engine = format!("{} gtp --player uniform", env!("CARGO_BIN_EXE_weiqi"));
+    let mut bot = std::process::Command::new(env!("CARGO_BIN_EXE_weiqi"))
+        .args([
+            "bot",
+            "--server",
+            &format!("http://{}", server.addr),
+            "--engine",
+            &engine,
+        ])
+        .args(["--seek", "size=9,komi=7.5,time=none"])
+        .env("WEIQI_PLAYER_TOKEN", &bot_token)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut host = None;
+    for _ in 0..100 {
+        let lobby = games
+            .list_games(pb::ListGamesRequest { limit: 10 })
+            .await
+            .unwrap()
+            .into_inner();
+        if let Some(open) = lobby.open.first() {
+            let state = games
+                .get_game(pb::GetGameRequest {
+                    game_id: open.game_id.clone(),
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .state
+                .unwrap();
+            host = state.host_player;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let _ = bot.kill();
+    let _ = bot.wait();
+    let host = host.expect("the bot opened a game");
+    assert_eq!((host.player_id, host.name), (bot_id, "RandomBot".to_string()));
 }

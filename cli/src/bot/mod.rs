@@ -96,6 +96,11 @@ pub struct BotArgs {
     /// How often to look for games, ms.
     #[arg(long, default_value_t = 500)]
     poll_ms: u64,
+    /// The bot's player credential (a guest token or the platform's JWT for a bot
+    /// account), sent when it creates or joins a game so the seat names it; rated games
+    /// need one. Also read from WEIQI_PLAYER_TOKEN.
+    #[arg(long, env = "WEIQI_PLAYER_TOKEN", hide_env_values = true)]
+    player_token: Option<String>,
 }
 
 /// What every game driver shares.
@@ -255,7 +260,7 @@ async fn serve(args: BotArgs, seek: Option<pb::GameSettings>) -> anyhow::Result<
                 None => false,
             };
             if !waiting {
-                match create(&mut c, settings).await {
+                match create(&mut c, settings, args.player_token.as_deref()).await {
                     Ok(seat) => {
                         log("seeking", &seat.game_id, "");
                         ours.insert(seat.game_id.clone());
@@ -269,7 +274,7 @@ async fn serve(args: BotArgs, seek: Option<pb::GameSettings>) -> anyhow::Result<
         if may_start
             && tasks.len() < args.max_games
             && args.join
-            && let Some(seat) = join_one(&mut c, &filter, &ours).await
+            && let Some(seat) = join_one(&mut c, &filter, &ours, args.player_token.as_deref()).await
         {
             log("joined", &seat.game_id, "");
             tasks.spawn(play::drive(ctx.clone(), seat, engines()));
@@ -330,13 +335,28 @@ async fn still_open(c: &mut GameServiceClient<Channel>, id: &str) -> bool {
     }
 }
 
-async fn create(c: &mut GameServiceClient<Channel>, settings: &pb::GameSettings) -> Result<Seat, tonic::Status> {
+/// A request with the bot's player credential, when it has one.
+fn signed<T>(msg: T, player: Option<&str>) -> Request<T> {
+    match player {
+        Some(token) => authed(msg, token),
+        None => Request::new(msg),
+    }
+}
+
+async fn create(
+    c: &mut GameServiceClient<Channel>,
+    settings: &pb::GameSettings,
+    player: Option<&str>,
+) -> Result<Seat, tonic::Status> {
     let r = c
-        .create_game(pb::CreateGameRequest {
-            settings: Some(settings.clone()),
-            request_id: format!("bot:create:{}", rand::random::<u64>()),
-            nigiri_commitment: String::new(),
-        })
+        .create_game(signed(
+            pb::CreateGameRequest {
+                settings: Some(settings.clone()),
+                request_id: format!("bot:create:{}", rand::random::<u64>()),
+                nigiri_commitment: String::new(),
+            },
+            player,
+        ))
         .await?
         .into_inner();
     Ok(Seat {
@@ -347,7 +367,12 @@ async fn create(c: &mut GameServiceClient<Channel>, settings: &pb::GameSettings)
 }
 
 /// Joins the oldest open game that passes the filter (none of the bot's own).
-async fn join_one(c: &mut GameServiceClient<Channel>, filter: &JoinFilter, ours: &HashSet<String>) -> Option<Seat> {
+async fn join_one(
+    c: &mut GameServiceClient<Channel>,
+    filter: &JoinFilter,
+    ours: &HashSet<String>,
+    player: Option<&str>,
+) -> Option<Seat> {
     let list = c
         .list_games(pb::ListGamesRequest { limit: 100 })
         .await
@@ -370,11 +395,14 @@ async fn join_one(c: &mut GameServiceClient<Channel>, filter: &JoinFilter, ours:
             continue;
         }
         let joined = c
-            .join_game(pb::JoinGameRequest {
-                game_id: summary.game_id.clone(),
-                request_id: format!("bot:join:{}", rand::random::<u64>()),
-                nigiri_guess: 0,
-            })
+            .join_game(signed(
+                pb::JoinGameRequest {
+                    game_id: summary.game_id.clone(),
+                    request_id: format!("bot:join:{}", rand::random::<u64>()),
+                    nigiri_guess: 0,
+                },
+                player,
+            ))
             .await;
         match joined {
             Ok(r) => {
