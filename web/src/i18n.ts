@@ -94,6 +94,13 @@ const en = {
   checkIn: "Check in",
   anonymous: "Anonymous",
   rated: "Rated",
+  ratedNeedsSignIn: "Rated games need a name: play as a guest first.",
+  playAsGuest: "Play as guest",
+  guestName: "Your name",
+  signOut: "Sign out",
+  leaderboard: "Leaderboard",
+  noRatings: "No rated games yet.",
+  rating: "Rating",
 };
 
 export type Key = keyof typeof en;
@@ -190,6 +197,13 @@ const zh: Partial<Record<Key, string>> = {
   checkIn: "报到",
   anonymous: "匿名",
   rated: "等级分对局",
+  ratedNeedsSignIn: "等级分对局需要名字：请先以游客身份加入。",
+  playAsGuest: "以游客身份下棋",
+  guestName: "你的名字",
+  signOut: "退出",
+  leaderboard: "排行榜",
+  noRatings: "暂无等级分对局。",
+  rating: "等级分",
 };
 
 export function t(lang: Lang, key: Key): string {

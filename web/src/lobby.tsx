@@ -12,6 +12,8 @@ import {
   failure,
   requestId,
   type GameClient,
+  type Player,
+  type PlayerClient,
   type GameSettings,
   type GameSummary,
   type TimeControl,
@@ -29,8 +31,15 @@ interface Listed {
   host?: string;
 }
 
-export function Lobby(p: { client: GameClient; lang: Lang; go: (gameId: string) => void }): JSX.Element {
+export function Lobby(p: {
+  client: GameClient;
+  players: PlayerClient;
+  signedIn: boolean;
+  lang: Lang;
+  go: (gameId: string) => void;
+}): JSX.Element {
   const { client, lang } = p;
+  const [leaders, setLeaders] = useState<Player[]>([]);
   const [open, setOpen] = useState<GameSummary[]>([]);
   const [playing, setPlaying] = useState<GameSummary[]>([]);
   const [settings, setSettings] = useState<Record<string, Listed>>({});
@@ -45,6 +54,8 @@ export function Lobby(p: { client: GameClient; lang: Lang; go: (gameId: string) 
         if (!alive) return;
         setOpen(r.open);
         setPlaying(r.playing);
+        const board = await p.players.listPlayers({ boardSize: 9, limit: 10 });
+        if (alive) setLeaders(board.players);
         setError("");
         // The lobby rows carry size and rules; the rest of the settings (time control,
         // colours, handicap) and the host come from each game once (they never change).
@@ -125,7 +136,24 @@ export function Lobby(p: { client: GameClient; lang: Lang; go: (gameId: string) 
           ))}
         </ul>
       </section>
-      <CreateForm client={client} lang={lang} go={p.go} onError={setError} />
+      <section aria-labelledby="leaders-h">
+        <h2 id="leaders-h">
+          {t(lang, "leaderboard")} 9×9
+        </h2>
+        {leaders.length === 0 ? <p class="muted">{t(lang, "noRatings")}</p> : null}
+        <ol class="leaders" data-testid="leaderboard">
+          {leaders.map((pl) => {
+            const r = pl.ratings[0];
+            return (
+              <li key={pl.playerId}>
+                <span class="name">{pl.name}</span> <span>{r ? Math.round(r.rating) : ""}</span>{" "}
+                <span class="muted">{r?.rank}</span>
+              </li>
+            );
+          })}
+        </ol>
+      </section>
+      <CreateForm client={client} lang={lang} signedIn={p.signedIn} go={p.go} onError={setError} />
       {error ? (
         <p class="error" role="alert">
           {error}
@@ -157,7 +185,13 @@ function describe(lang: Lang, s: GameSettings): string {
 
 type TcKind = "none" | "byoYomi" | "fischer" | "canadian" | "absolute";
 
-function CreateForm(p: { client: GameClient; lang: Lang; go: (id: string) => void; onError: (m: string) => void }): JSX.Element {
+function CreateForm(p: {
+  client: GameClient;
+  lang: Lang;
+  signedIn: boolean;
+  go: (id: string) => void;
+  onError: (m: string) => void;
+}): JSX.Element {
   const { lang } = p;
   const [size, setSize] = useState(9);
   const [komi, setKomi] = useState(7.5);
@@ -171,6 +205,7 @@ function CreateForm(p: { client: GameClient; lang: Lang; go: (id: string) => voi
   const [incS, setIncS] = useState(10);
   const [stones, setStones] = useState(10);
   const [mode, setMode] = useState<RefereeMode>(RefereeMode.CASUAL);
+  const [rated, setRated] = useState(false);
   const [busy, setBusy] = useState(false);
 
   const submit = async (e: Event) => {
@@ -199,6 +234,7 @@ function CreateForm(p: { client: GameClient; lang: Lang; go: (id: string) => voi
         timeControl: tcMsg,
         colorChoice: colour,
         mode,
+        rated: rated && p.signedIn,
       });
       let nigiri: { stones: number; nonce: string } | undefined;
       let commitment = "";
@@ -305,6 +341,16 @@ function CreateForm(p: { client: GameClient; lang: Lang; go: (id: string) => voi
             <option value={RefereeMode.CASUAL}>{t(lang, "casual")}</option>
             <option value={RefereeMode.TOURNAMENT}>{t(lang, "tournament")}</option>
           </select>
+        </label>
+        <label class="check" title={p.signedIn ? undefined : t(lang, "ratedNeedsSignIn")}>
+          <input
+            type="checkbox"
+            name="rated"
+            checked={rated && p.signedIn}
+            disabled={!p.signedIn}
+            onChange={(e) => setRated((e.target as HTMLInputElement).checked)}
+          />
+          {t(lang, "rated")}
         </label>
         <button type="submit" disabled={busy}>
           {t(lang, "create")}

@@ -2,11 +2,11 @@
 // #/game/<id> a game), so that a game's address can be shared and reloaded.
 import { render, type JSX } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { createGameClient } from "./client.js";
+import { createGameClient, createPlayerClient, failure } from "./client.js";
 import { GamePage } from "./game.js";
 import { t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
-import { loadPrefs, loadSeat, savePrefs, type Prefs } from "./prefs.js";
+import { loadPlayer, loadPrefs, loadSeat, savePlayer, savePrefs, type PlayerRecord, type Prefs } from "./prefs.js";
 
 function route(): { page: "lobby" } | { page: "game"; id: string } {
   const m = /^#\/game\/([^/]+)$/.exec(location.hash);
@@ -19,7 +19,24 @@ function App(): JSX.Element {
   const [showSettings, setShowSettings] = useState(false);
   // The service is this page's origin (weiqi serve serves both); `?api=` points elsewhere.
   const api = new URLSearchParams(location.search).get("api") ?? location.origin;
-  const client = useMemo(() => createGameClient(api, (id) => loadSeat(id)?.token), [api]);
+  const [player, setPlayer] = useState<PlayerRecord | undefined>(loadPlayer);
+  const [guestName, setGuestName] = useState("");
+  const [signInError, setSignInError] = useState("");
+  // A seat's token acts in its game; the player's credential names who takes a seat.
+  const client = useMemo(() => createGameClient(api, (id) => loadSeat(id)?.token, () => loadPlayer()?.token), [api]);
+  const players = useMemo(() => createPlayerClient(api, () => loadPlayer()?.token), [api]);
+  const signIn = async (e: Event) => {
+    e.preventDefault();
+    try {
+      const r = await players.registerGuest({ name: guestName });
+      const p = { id: r.player!.playerId, name: r.player!.name, token: r.token };
+      savePlayer(p);
+      setPlayer(p);
+      setSignInError("");
+    } catch (err) {
+      setSignInError(failure(err).message);
+    }
+  };
   useEffect(() => {
     const on = () => setWhere(route());
     addEventListener("hashchange", on);
@@ -42,6 +59,11 @@ function App(): JSX.Element {
           <a href="#/">{t(lang, "title")}</a>
         </h1>
         <nav>
+          {player ? (
+            <span class="me" data-testid="me">
+              {player.name}
+            </span>
+          ) : null}
           <a href="#/">{t(lang, "lobby")}</a>
           <button aria-expanded={showSettings} onClick={() => setShowSettings(!showSettings)}>
             {t(lang, "settings")}
@@ -77,12 +99,39 @@ function App(): JSX.Element {
               <option value="zh">中文</option>
             </select>
           </label>
+          {player ? (
+            <button
+              type="button"
+              onClick={() => {
+                savePlayer(undefined);
+                setPlayer(undefined);
+              }}
+            >
+              {t(lang, "signOut")}
+            </button>
+          ) : null}
+        </form>
+      ) : null}
+      {!player ? (
+        <form class="settings sign-in" aria-label={t(lang, "playAsGuest")} onSubmit={signIn}>
+          <label>
+            {t(lang, "guestName")}
+            <input name="guest-name" value={guestName} maxLength={32} onInput={(e) => setGuestName((e.target as HTMLInputElement).value)} />
+          </label>
+          <button type="submit" disabled={!guestName.trim()}>
+            {t(lang, "playAsGuest")}
+          </button>
+          {signInError ? (
+            <span class="error" role="alert">
+              {signInError}
+            </span>
+          ) : null}
         </form>
       ) : null}
       {where.page === "game" ? (
         <GamePage key={where.id} client={client} prefs={prefs} gameId={where.id} />
       ) : (
-        <Lobby client={client} lang={lang} go={(id) => (location.hash = `#/game/${id}`)} />
+        <Lobby client={client} players={players} signedIn={!!player} lang={lang} go={(id) => (location.hash = `#/game/${id}`)} />
       )}
     </>
   );

@@ -73,3 +73,26 @@ export function saveRecord(gameId: string, f: Folded): void {
     // Storage full or disabled: a reload then replays from the start, which is only slower.
   }
 }
+
+/** The signed-in player (a guest account), kept in the browser. */
+export interface PlayerRecord {
+  id: string;
+  name: string;
+  token: string;
+}
+
+const PLAYER = "weiqi.player";
+
+export function loadPlayer(): PlayerRecord | undefined {
+  try {
+    const s = localStorage.getItem(PLAYER);
+    return s ? (JSON.parse(s) as PlayerRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function savePlayer(p: PlayerRecord | undefined): void {
+  if (p) localStorage.setItem(PLAYER, JSON.stringify(p));
+  else localStorage.removeItem(PLAYER);
+}

@@ -25,7 +25,10 @@ async function page(browser: Browser, opts = DESKTOP): Promise<Page> {
 }
 
 /** Creates a game from the lobby's form; returns its id. */
-async function createGame(p: Page, form: { tc?: string; main?: string; periods?: string; period?: string; colour?: string } = {}) {
+async function createGame(
+  p: Page,
+  form: { tc?: string; main?: string; periods?: string; period?: string; colour?: string; rated?: boolean } = {},
+) {
   await p.goto("/");
   await p.locator('select[name="size"]').selectOption("9");
   await p.locator('select[name="colour"]').selectOption({ label: form.colour ?? "Black" });
@@ -33,6 +36,7 @@ async function createGame(p: Page, form: { tc?: string; main?: string; periods?:
   if (form.main !== undefined) await p.locator('input[name="main"]').fill(form.main);
   if (form.periods !== undefined) await p.locator('input[name="periods"]').fill(form.periods);
   if (form.period !== undefined) await p.locator('input[name="period"]').fill(form.period);
+  if (form.rated) await p.locator('input[name="rated"]').check();
   await p.getByRole("button", { name: "Create" }).click();
   await p.waitForURL(/#\/game\/.+/);
   return decodeURIComponent(p.url().split("#/game/")[1]!);
@@ -236,4 +240,32 @@ test("the lobby names a signed-in host and marks rated games", async ({ browser 
   const row = p.locator(`li[data-game="${made.gameId}"]`);
   await expect(row).toContainText("Alice");
   await expect(row).toContainText("Rated");
+});
+
+test("two guests sign in, play a rated game, and the leaderboard shows their new ratings", async ({ browser }) => {
+  const hana = await page(browser);
+  const ito = await page(browser, PHONE);
+  for (const [p, name] of [[hana, "Hana"], [ito, "Ito"]] as const) {
+    await p.goto("/");
+    await p.locator('input[name="guest-name"]').fill(name);
+    await p.locator('form.sign-in button[type="submit"]').click();
+    await expect(p.getByTestId("me")).toHaveText(name);
+  }
+  const id = await createGame(hana, { rated: true });
+  await join(ito, id);
+  await hana.goto(`/#/game/${id}`);
+  await expect(hana.getByTestId("player-B")).toContainText("Hana");
+  await expect(ito.getByTestId("player-W")).toContainText("Ito");
+  await point(hana, 2, 2).click();
+  await moves([hana, ito], 1);
+  await point(ito, 6, 6).tap();
+  await moves([hana, ito], 2);
+  await hana.getByRole("button", { name: "Resign" }).click();
+  await hana.getByRole("button", { name: "Yes" }).click();
+  await expect(ito.getByTestId("result")).toContainText("W+R");
+  await ito.goto("/");
+  const board = ito.getByTestId("leaderboard").locator("li");
+  await expect(board.first()).toContainText("Ito");
+  await expect(board.nth(1)).toContainText("Hana");
+  await expect(board.first()).toContainText(/1[5-9]\d\d \d+k/);
 });
