@@ -9,16 +9,11 @@ use serde_json::json;
 use support::*;
 use tonic::Code;
 use tonic::transport::Channel;
-use tonic_types::StatusExt;
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::player_service_client::PlayerServiceClient;
 
 const SECRET: &str = "platform-shared-secret";
 const ISSUER: &str = "https://platform.example";
-
-fn reason(s: &tonic::Status) -> String {
-    s.get_details_error_info().map(|i| i.reason).unwrap_or_default()
-}
 
 fn jwt(sub: &str, name: &str, exp_from_now_s: i64) -> String {
     let now = std::time::SystemTime::now()
@@ -110,9 +105,8 @@ async fn a_rated_game_between_guests_updates_both_ratings() {
         .await
         .unwrap()
         .into_inner();
-    let state = created.state.unwrap();
-    assert_eq!(state.host_player.as_ref().unwrap().player_id, alice);
-    assert_eq!(state.host_player.unwrap().name, "Alice");
+    let host = created.state.unwrap().host_player.unwrap();
+    assert_eq!((host.player_id.as_str(), host.name.as_str()), (alice.as_str(), "Alice"));
     let id = created.game_id;
 
     // Nobody holds both seats of a rated game; no half-joined game is left behind.
@@ -128,13 +122,7 @@ async fn a_rated_game_between_guests_updates_both_ratings() {
         .unwrap_err();
     assert_eq!(twice.code(), Code::PermissionDenied, "{twice:?}");
     assert!(twice.message().contains("both seats"), "{twice:?}");
-    let still_open = games
-        .get_game(pb::GetGameRequest { game_id: id.clone() })
-        .await
-        .unwrap()
-        .into_inner()
-        .state
-        .unwrap();
+    let still_open = state(&mut games, &id).await;
     assert_eq!(still_open.phase, pb::Phase::WaitingForOpponent as i32);
 
     let joined = games
@@ -335,16 +323,7 @@ async fn a_bot_signs_in_as_its_account() {
             .unwrap()
             .into_inner();
         if let Some(open) = lobby.open.first() {
-            let state = games
-                .get_game(pb::GetGameRequest {
-                    game_id: open.game_id.clone(),
-                })
-                .await
-                .unwrap()
-                .into_inner()
-                .state
-                .unwrap();
-            host = state.host_player;
+            host = state(&mut games, &open.game_id).await.host_player;
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;

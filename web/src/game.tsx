@@ -27,6 +27,7 @@ import {
   foldResult,
   foldState,
   myColor,
+  seatOf,
   toggleDead,
   type Folded,
 } from "./state.js";
@@ -279,18 +280,10 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
           </div>
         ) : null}
         {me && undoFrom && undoFrom !== me ? (
-          <div class="ask" role="alertdialog" aria-label={t(lang, "undoAsked")}>
-            {t(lang, "undoAsked")}
-            <button onClick={() => send((m) => client.answerUndo({ mutation: m, accept: true }))}>{t(lang, "accept")}</button>
-            <button onClick={() => send((m) => client.answerUndo({ mutation: m, accept: false }))}>{t(lang, "decline")}</button>
-          </div>
+          <Ask lang={lang} question="undoAsked" answer={(accept) => send((m) => client.answerUndo({ mutation: m, accept }))} />
         ) : null}
         {me && drawFrom && drawFrom !== me ? (
-          <div class="ask" role="alertdialog" aria-label={t(lang, "drawAsked")}>
-            {t(lang, "drawAsked")}
-            <button onClick={() => send((m) => client.answerDraw({ mutation: m, accept: true }))}>{t(lang, "accept")}</button>
-            <button onClick={() => send((m) => client.answerDraw({ mutation: m, accept: false }))}>{t(lang, "decline")}</button>
-          </div>
+          <Ask lang={lang} question="drawAsked" answer={(accept) => send((m) => client.answerDraw({ mutation: m, accept }))} />
         ) : null}
         <div class="controls">
           {me && phase === Phase.PLAYING ? (
@@ -357,10 +350,19 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
 
 /** The signed-in player playing `c`, if any. */
 function playerName(s: GameState, c: "B" | "W"): string | undefined {
-  if (s.blackSeat === 0) return undefined;
-  const hostIsBlack = s.blackSeat === 1;
-  const host = (c === "B") === hostIsBlack;
-  return (host ? s.hostPlayer : s.guestPlayer)?.name;
+  const seat = seatOf(s, c);
+  return seat && (seat === "host" ? s.hostPlayer : s.guestPlayer)?.name;
+}
+
+/** The opponent's pending request (undo or draw) and the player's two answers. */
+function Ask(p: { lang: Lang; question: Key; answer: (accept: boolean) => void }): JSX.Element {
+  return (
+    <div class="ask" role="alertdialog" aria-label={t(p.lang, p.question)}>
+      {t(p.lang, p.question)}
+      <button onClick={() => p.answer(true)}>{t(p.lang, "accept")}</button>
+      <button onClick={() => p.answer(false)}>{t(p.lang, "decline")}</button>
+    </div>
+  );
 }
 
 function statusLine(lang: Lang, s: GameState, me: "B" | "W" | undefined, myTurn: boolean): string {

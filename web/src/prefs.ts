@@ -13,14 +13,20 @@ export interface Prefs {
 
 const PREFS = "weiqi.prefs";
 
+/** A stored JSON value; none when absent, unreadable, or storage is disabled. */
+function read<T>(storage: Storage, key: string): T | undefined {
+  try {
+    const s = storage.getItem(key);
+    return s ? (JSON.parse(s) as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function loadPrefs(): Prefs {
   const lang: Lang = navigator.language?.startsWith("zh") ? "zh" : "en";
   const defaults: Prefs = { skin: "wood", sound: false, coordinates: true, lang };
-  try {
-    return { ...defaults, ...(JSON.parse(localStorage.getItem(PREFS) ?? "{}") as Partial<Prefs>) };
-  } catch {
-    return defaults;
-  }
+  return { ...defaults, ...read<Partial<Prefs>>(localStorage, PREFS) };
 }
 
 export function savePrefs(p: Prefs): void {
@@ -37,12 +43,7 @@ export interface SeatRecord {
 const seatKey = (id: string) => `weiqi.seat.${id}`;
 
 export function loadSeat(gameId: string): SeatRecord | undefined {
-  try {
-    const s = localStorage.getItem(seatKey(gameId));
-    return s ? (JSON.parse(s) as SeatRecord) : undefined;
-  } catch {
-    return undefined;
-  }
+  return read(localStorage, seatKey(gameId));
 }
 
 export function saveSeat(gameId: string, seat: SeatRecord): void {
@@ -58,12 +59,7 @@ type Kept = Pick<Folded, "seq" | "moves">;
 const recordKey = (id: string) => `weiqi.record.${id}`;
 
 export function loadRecord(gameId: string): Kept | undefined {
-  try {
-    const s = sessionStorage.getItem(recordKey(gameId));
-    return s ? (JSON.parse(s) as Kept) : undefined;
-  } catch {
-    return undefined;
-  }
+  return read(sessionStorage, recordKey(gameId));
 }
 
 export function saveRecord(gameId: string, f: Folded): void {
@@ -84,12 +80,7 @@ export interface PlayerRecord {
 const PLAYER = "weiqi.player";
 
 export function loadPlayer(): PlayerRecord | undefined {
-  try {
-    const s = localStorage.getItem(PLAYER);
-    return s ? (JSON.parse(s) as PlayerRecord) : undefined;
-  } catch {
-    return undefined;
-  }
+  return read(localStorage, PLAYER);
 }
 
 export function savePlayer(p: PlayerRecord | undefined): void {

@@ -291,8 +291,14 @@ export function toggleDead(state: GameState, x: number, y: number): { x: number;
 /** Which colour a seat plays, once colours are known. */
 export function myColor(state: GameState, seat: "host" | "guest" | undefined): "B" | "W" | undefined {
   if (!seat || state.blackSeat === 0) return undefined;
+  return seatOf(state, "B") === seat ? "B" : "W";
+}
+
+/** The seat that plays `color`, once colours are known (`blackSeat` 1 is the host). */
+export function seatOf(state: GameState, color: "B" | "W"): "host" | "guest" | undefined {
+  if (state.blackSeat === 0) return undefined;
   const hostIsBlack = state.blackSeat === 1;
-  return (seat === "host") === hostIsBlack ? "B" : "W";
+  return (color === "B") === hostIsBlack ? "host" : "guest";
 }
 
 export const isOver = (s: GameState | undefined) => s?.phase === Phase.FINISHED;

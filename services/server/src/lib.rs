@@ -201,7 +201,7 @@ async fn serve<S: EventStore>(
     .max_decoding_message_size(limits.max_message_bytes);
     let player_svc = weiqi_proto::v1::player_service_server::PlayerServiceServer::new(players::PlayerSvc {
         players,
-        now_ms: players::wall_clock_ms,
+        time: hub.time,
     });
     let web_grpc = tonic::service::Routes::new(svc.clone())
         .add_service(player_svc.clone())

@@ -152,15 +152,12 @@ impl Identity {
             ErrorKind::InvalidAlgorithmName | ErrorKind::Json(_) => IdentityError::Algorithm("none or unknown".into()),
             _ => IdentityError::Malformed(e.to_string()),
         })?;
+        // A key id picks among keys that have ids (a JWKS); otherwise every key is a candidate.
         let candidates: Vec<&Key> = match &header.kid {
             Some(kid) if self.keys.iter().any(|k| k.kid.is_some()) => {
                 self.keys.iter().filter(|k| k.kid.as_deref() == Some(kid)).collect()
             }
-            _ => self
-                .keys
-                .iter()
-                .filter(|k| k.kid.is_none() || header.kid.is_none())
-                .collect(),
+            _ => self.keys.iter().collect(),
         };
         if candidates.is_empty() {
             return Err(IdentityError::UnknownKey);

@@ -15,6 +15,7 @@ use weiqi_rating::Rank;
 use weiqi_store::{PlayerRecord, PlayerStore, RatingRow};
 
 use crate::auth;
+use crate::hub::TimeSource;
 use crate::status;
 pub use identity::{Identity, IdentityConfig, IdentityError};
 
@@ -102,17 +103,11 @@ fn rated_size(size: u32) -> Result<u32, Status> {
     }
 }
 
-/// Milliseconds since the Unix epoch (accounts' creation times).
-pub fn wall_clock_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 /// The tonic `PlayerService`.
 pub struct PlayerSvc {
     pub players: Arc<Players>,
-    pub now_ms: fn() -> u64,
+    /// The hub's clock (accounts' creation times).
+    pub time: TimeSource,
 }
 
 #[tonic::async_trait]
@@ -131,7 +126,7 @@ impl PlayerService for PlayerSvc {
             name,
             bot: false,
             guest: true,
-            created_ms: (self.now_ms)(),
+            created_ms: self.time.now_ms(),
         };
         self.players
             .store
@@ -146,7 +141,7 @@ impl PlayerService for PlayerSvc {
 
     async fn who_am_i(&self, request: Request<pb::WhoAmIRequest>) -> Result<Response<pb::WhoAmIResponse>, Status> {
         let token = auth::bearer(request.metadata());
-        let me = self.players.signed_in(token.as_deref(), (self.now_ms)()).await?;
+        let me = self.players.signed_in(token.as_deref(), self.time.now_ms()).await?;
         let found = self.players.store.player(me.id.clone()).await.map_err(status::store)?;
         let ratings = found.map(|(_, r)| r).unwrap_or_default();
         Ok(Response::new(pb::WhoAmIResponse {
