@@ -124,6 +124,10 @@ pub struct Settings {
     /// How long the host has to reveal the nigiri before forfeiting.
     #[serde(default = "default_nigiri_timeout")]
     pub nigiri_timeout_ms: Ms,
+    /// The guest seat is kept for this player (by id): games the server pairs (an
+    /// accepted challenge, automatch) are not open to whoever joins first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_guest: Option<String>,
 }
 
 fn no_clock() -> TimeControl {
@@ -147,6 +151,7 @@ impl Settings {
             scheduled_start: None,
             max_lateness_ms: 0,
             nigiri_timeout_ms: default_nigiri_timeout(),
+            reserved_guest: None,
         }
     }
 }

@@ -293,3 +293,33 @@ fn open_game_cancelled_before_join() {
         Rejection::WrongPhase(_)
     ));
 }
+
+/// Games the server pairs (challenges, automatch) keep the guest seat for the paired
+/// player: anyone else, signed in or not, is refused, and the game still waits for them.
+#[test]
+fn a_reserved_guest_seat_takes_only_its_player() {
+    let mut s = casual(9);
+    s.reserved_guest = Some("p2".into());
+    let mut t = T::new(s);
+    let who = |id: &str| PlayerRef {
+        id: id.into(),
+        name: id.into(),
+        bot: false,
+    };
+    for player in [None, Some(who("p3"))] {
+        let join = Command::Join {
+            player,
+            nigiri_guess: None,
+            entropy: 0,
+        };
+        assert!(matches!(t.run(Guest, join, 0), Err(Rejection::NotPermitted(_))));
+    }
+    assert_eq!(t.g.phase(), Phase::WaitingForOpponent);
+    let join = Command::Join {
+        player: Some(who("p2")),
+        nigiri_guess: None,
+        entropy: 0,
+    };
+    t.ok(Guest, join, 0);
+    assert_eq!(t.g.player(Seat::Guest).map(|p| p.id.as_str()), Some("p2"));
+}

@@ -55,12 +55,14 @@ macro_rules! gather {
     }};
 }
 
+mod matchmaking;
 mod memory;
 mod phase;
 mod players;
 mod postgres;
 mod sqlite;
 
+pub use matchmaking::{Challenge, ChallengeState, MatchStore, Pairing, PlayerEvent, PlayerEventKind, Seek};
 pub use memory::MemoryStore;
 pub use players::{HistoryRow, PlayerRecord, PlayerStore, RateFn, RatedGame, RatingRow};
 pub use postgres::PgStore;

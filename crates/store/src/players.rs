@@ -268,7 +268,10 @@ macro_rules! player_store {
                         .execute(&mut *tx)
                         .await?
                         .rows_affected();
+                    let q = $sql("DELETE FROM rating_pending WHERE game_id = $1");
+                    sqlx::query(&q).bind(&g.game_id).execute(&mut *tx).await?;
                     if fresh == 0 {
+                        tx.commit().await?;
                         return Ok(false);
                     }
                     // Both rows exist (a placeholder with no games) and are locked in one
@@ -345,11 +348,11 @@ macro_rules! player_store {
 }
 
 /// SQLite's numbered parameters are `?1`, PostgreSQL's `$1`.
-fn sqlite_sql(sql: &str) -> String {
+pub(crate) fn sqlite_sql(sql: &str) -> String {
     sql.replace('$', "?")
 }
 
-fn postgres_sql(sql: &str) -> String {
+pub(crate) fn postgres_sql(sql: &str) -> String {
     sql.to_string()
 }
 

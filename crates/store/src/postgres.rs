@@ -154,7 +154,13 @@ impl PgStore {
             .bind(SCHEMA_LOCK)
             .execute(&mut *tx)
             .await?;
-        for stmt in SCHEMA.iter().chain(crate::players::SCHEMA) {
+        let matchmaking = crate::matchmaking::schema("BIGSERIAL PRIMARY KEY");
+        for stmt in SCHEMA
+            .iter()
+            .chain(crate::players::SCHEMA)
+            .copied()
+            .chain(matchmaking.iter().map(String::as_str))
+        {
             sqlx::query(stmt).execute(&mut *tx).await?;
         }
         tx.commit().await?;

@@ -122,7 +122,13 @@ impl SqliteStore {
                 sqlx::query(stmt).execute(&mut *tx).await?;
             }
         }
-        for stmt in SCHEMA.iter().chain(crate::players::SCHEMA) {
+        let matchmaking = crate::matchmaking::schema("INTEGER PRIMARY KEY AUTOINCREMENT");
+        for stmt in SCHEMA
+            .iter()
+            .chain(crate::players::SCHEMA)
+            .copied()
+            .chain(matchmaking.iter().map(String::as_str))
+        {
             sqlx::query(stmt).execute(&mut *tx).await?;
         }
         if old.is_some() {

@@ -238,3 +238,9 @@ async fn postgres_players_and_ratings() {
     let Some(url) = pg("players").await else { return };
     players_on(PgStore::open(&url).await.unwrap()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_challenges_seeks_and_feeds() {
+    let Some(url) = pg("matchmaking").await else { return };
+    matchmaking_on(PgStore::open(&url).await.unwrap()).await;
+}

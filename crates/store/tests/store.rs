@@ -207,3 +207,9 @@ async fn players_and_ratings() {
     let (store, _dir) = open("players").await;
     players_on(store).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn challenges_seeks_and_feeds() {
+    let (store, _dir) = open("matchmaking").await;
+    matchmaking_on(store).await;
+}

@@ -366,3 +366,181 @@ pub async fn players_on<S: weiqi_store::PlayerStore + Clone>(store: S) {
         .collect();
     assert_eq!(steps, expected);
 }
+
+/// Challenges, seeks, pairings, player feeds, presence and pending ratings: each change
+/// that pairs players happens once, however many callers race for it.
+pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
+    use weiqi_game::PlayerRef;
+    use weiqi_store::{Challenge, ChallengeState, Pairing, PlayerEventKind, Seek};
+    let who = |id: &str| PlayerRef {
+        id: id.into(),
+        name: id.to_uppercase(),
+        bot: false,
+    };
+    let challenge = |id: &str, from: &str, to: &str| Challenge {
+        id: id.into(),
+        challenger: who(from),
+        challenged: who(to),
+        settings: Settings::casual(9),
+        state: ChallengeState::Open,
+        reason: String::new(),
+        game_id: None,
+        created_ms: 10,
+        expires_ms: 1_000,
+    };
+    let pairing = |id: &str, game: &str, host: &str, guest: &str| Pairing {
+        id: id.into(),
+        game_id: game.into(),
+        host: who(host),
+        guest: who(guest),
+        settings: Settings::casual(9),
+        created_ms: 20,
+    };
+    // Challenges: at most `max_open` open per challenger; answered once.
+    assert!(store.create_challenge(challenge("c1", "a", "b"), 2).await.unwrap());
+    assert!(store.create_challenge(challenge("c2", "a", "c"), 2).await.unwrap());
+    assert!(!store.create_challenge(challenge("c3", "a", "d"), 2).await.unwrap());
+    assert_eq!(store.challenge("c3".into()).await.unwrap(), None);
+    assert_eq!(store.open_challenges("a".into()).await.unwrap().len(), 2);
+    let p = pairing("c:c1", "g1", "a", "b");
+    assert!(
+        store
+            .answer_challenge(
+                "c1".into(),
+                ChallengeState::Accepted,
+                String::new(),
+                Some(p.clone()),
+                30
+            )
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .answer_challenge("c1".into(), ChallengeState::Cancelled, String::new(), None, 31)
+            .await
+            .unwrap()
+    );
+    assert!(
+        store
+            .answer_challenge("c2".into(), ChallengeState::Declined, "board_size".into(), None, 32)
+            .await
+            .unwrap()
+    );
+    let c1 = store.challenge("c1".into()).await.unwrap().unwrap();
+    assert_eq!(
+        (c1.state, c1.game_id.as_deref()),
+        (ChallengeState::Accepted, Some("g1"))
+    );
+    let c2 = store.challenge("c2".into()).await.unwrap().unwrap();
+    assert_eq!((c2.state, c2.reason.as_str()), (ChallengeState::Declined, "board_size"));
+    // The pairing waits for its game; started once.
+    assert_eq!(store.pairing_of("g1".into()).await.unwrap(), Some(p.clone()));
+    assert_eq!(store.unstarted_pairings(100).await.unwrap(), [p.clone()]);
+    assert!(store.pairing_started("c:c1".into()).await.unwrap());
+    assert!(!store.pairing_started("c:c1".into()).await.unwrap());
+    assert!(store.unstarted_pairings(100).await.unwrap().is_empty());
+    // Feeds: b received c1 and heard it accepted; c received c2 and declined it.
+    let kinds = |events: Vec<weiqi_store::PlayerEvent>| {
+        events
+            .into_iter()
+            .map(|e| match e.kind {
+                PlayerEventKind::ChallengeReceived { challenge } => format!("received {}", challenge.id),
+                PlayerEventKind::ChallengeAnswered { challenge } => {
+                    format!("{} {}", challenge.state.name(), challenge.id)
+                }
+                PlayerEventKind::Matched { seek_id, game_id } => format!("matched {seek_id} {game_id}"),
+                other => format!("{other:?}"),
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        kinds(store.player_events_of("b".into(), 0, 10).await.unwrap()),
+        ["received c1", "accepted c1"]
+    );
+    assert_eq!(
+        kinds(store.player_events_of("c".into(), 0, 10).await.unwrap()),
+        ["received c2", "declined c2"]
+    );
+    let all = store.player_events_after(0, 100).await.unwrap();
+    assert_eq!(all.len(), 6);
+    assert!(all.windows(2).all(|w| w[0].seq < w[1].seq));
+    assert_eq!(store.last_player_event().await.unwrap(), all[5].seq);
+    assert_eq!(store.player_events_after(all[4].seq, 100).await.unwrap().len(), 1);
+    // Seeks: one open per player, cancelled only by its player, oldest first.
+    let seek = |id: &str, player: &str, at: u64| Seek {
+        id: id.into(),
+        player: who(player),
+        rating: 1500.0,
+        sizes: vec![9, 13],
+        main_min_ms: 60_000,
+        main_max_ms: 600_000,
+        rated: true,
+        window: 200.0,
+        handicap: false,
+        created_ms: at,
+    };
+    assert!(store.add_seek(seek("s1", "a", 5)).await.unwrap());
+    assert!(!store.add_seek(seek("s1b", "a", 6)).await.unwrap());
+    assert!(!store.cancel_seek("s1".into(), "b".into()).await.unwrap());
+    assert!(store.cancel_seek("s1".into(), "a".into()).await.unwrap());
+    let n = 8;
+    for i in 0..n {
+        assert!(
+            store
+                .add_seek(seek(&format!("s{i}"), &format!("p{i}"), 100 - i))
+                .await
+                .unwrap()
+        );
+    }
+    let open = store.seeks().await.unwrap();
+    assert_eq!(
+        open[0],
+        seek(&format!("s{}", n - 1), &format!("p{}", n - 1), 100 - (n - 1))
+    );
+    assert_eq!(open.len(), n as usize);
+    // Racing pairings of overlapping pairs: every seek is taken at most once.
+    let mut races = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            if i == j {
+                continue;
+            }
+            let store = store.clone();
+            let p = pairing(
+                &format!("s:{i}:{j}"),
+                &format!("g{i}-{j}"),
+                &format!("p{i}"),
+                &format!("p{j}"),
+            );
+            races.push(tokio::spawn(async move {
+                let (a, b) = (format!("s{i}"), format!("s{j}"));
+                let won = store
+                    .pair_seeks([(a, format!("p{i}")), (b, format!("p{j}"))], p)
+                    .await
+                    .unwrap();
+                won.then_some((i, j))
+            }));
+        }
+    }
+    let mut taken = std::collections::HashSet::new();
+    let mut pairs = 0;
+    for r in races {
+        if let Some((i, j)) = r.await.unwrap() {
+            assert!(taken.insert(i) && taken.insert(j), "seek paired twice");
+            pairs += 1;
+        }
+    }
+    assert!(pairs >= 1);
+    assert_eq!(store.seeks().await.unwrap().len(), n as usize - 2 * pairs);
+    // Presence and pending ratings.
+    assert_eq!(store.online_until("a".into()).await.unwrap(), 0);
+    store.seen(vec!["a".into()], 500).await.unwrap();
+    store.seen(vec!["a".into()], 400).await.unwrap();
+    assert_eq!(store.online_until("a".into()).await.unwrap(), 500);
+    store.expect_rating("g1".into(), 7).await.unwrap();
+    store.expect_rating("g1".into(), 8).await.unwrap();
+    assert_eq!(store.pending_ratings(10).await.unwrap(), [("g1".to_string(), 7)]);
+    store.drop_pending_rating("g1".into()).await.unwrap();
+    assert!(store.pending_ratings(10).await.unwrap().is_empty());
+}

@@ -51,6 +51,13 @@ impl Tx<'_> {
         if by != Actor::Guest {
             return Err(Rejection::NotPermitted("only the guest joins".into()));
         }
+        if let Some(reserved) = &self.settings().reserved_guest
+            && player.is_none_or(|p| p.id != *reserved)
+        {
+            return Err(Rejection::NotPermitted(
+                "the guest seat is kept for another player".into(),
+            ));
+        }
         if self.settings().rated {
             let Some(player) = player else {
                 return Err(Rejection::NotPermitted("a rated game needs a signed-in player".into()));
