@@ -17,4 +17,4 @@ pub mod rank;
 
 pub use continuous::{Period, rate_game};
 pub use glicko2::{GameResult, Rating, update};
-pub use rank::Rank;
+pub use rank::{Rank, rank_value};

@@ -10,14 +10,16 @@ pub enum Rank {
     Dan(u8),
 }
 
+/// The rank of a rating as a number (0 is 30 kyu, 30 is 1 dan): rank differences are
+/// handicap stones on 19x19.
+pub fn rank_value(rating: f64) -> f64 {
+    if rating > 0.0 { 23.15 * (rating / 525.0).ln() } else { 0.0 }
+}
+
 impl Rank {
     /// The rank of a rating.
     pub fn from_rating(rating: f64) -> Rank {
-        let value = if rating > 0.0 {
-            23.15 * (rating / 525.0).ln()
-        } else {
-            0.0
-        };
+        let value = rank_value(rating);
         let whole = value.floor().clamp(0.0, 38.0) as u8;
         if whole < 30 {
             Rank::Kyu(30 - whole)

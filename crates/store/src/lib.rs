@@ -398,3 +398,9 @@ impl<K: Hash + Eq> Gathered<K> {
         self.games
     }
 }
+
+/// Everything the service keeps about players: accounts and ratings, challenges, seeks and
+/// feeds (both databases implement both).
+pub trait Accounts: PlayerStore + MatchStore {}
+
+impl<T: PlayerStore + MatchStore> Accounts for T {}

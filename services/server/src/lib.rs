@@ -116,7 +116,7 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
         std::fs::create_dir_all(&cfg.data_dir).with_context(|| format!("creating {}", cfg.data_dir.display()))?;
         let store = SqliteStore::open(&cfg.data_dir.join("weiqi.sqlite3")).await?;
         let secret = load_secret(&cfg.data_dir)?;
-        let players: Arc<dyn weiqi_store::PlayerStore> = Arc::new(store.clone());
+        let players: Arc<dyn weiqi_store::Accounts> = Arc::new(store.clone());
         serve(cfg, store, secret, None, players).await
     } else {
         let store = PgStore::open_with(&cfg.database_url, cfg.database_pool)
@@ -125,7 +125,7 @@ pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
         let secret = hex::decode(store.shared_secret(&auth::random_hex(32)).await?).context("stored secret")?;
         info!("event store: PostgreSQL, shared with other servers");
         let cluster: Arc<dyn Cluster> = Arc::new(store.clone());
-        let players: Arc<dyn weiqi_store::PlayerStore> = Arc::new(store.clone());
+        let players: Arc<dyn weiqi_store::Accounts> = Arc::new(store.clone());
         serve(cfg, store, secret, Some(cluster), players).await
     }
 }
@@ -136,7 +136,7 @@ async fn serve<S: EventStore>(
     store: S,
     secret: Vec<u8>,
     cluster: Option<Arc<dyn Cluster>>,
-    player_store: Arc<dyn weiqi_store::PlayerStore>,
+    player_store: Arc<dyn weiqi_store::Accounts>,
 ) -> anyhow::Result<Running> {
     let players = Arc::new(players::Players {
         identity: players::Identity::new(&cfg.identity).context("the [identity] configuration")?,
@@ -151,7 +151,7 @@ async fn serve<S: EventStore>(
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
     let shared = cluster.is_some();
-    let mut hub = Hub::new(store, secret, metrics.clone(), stop_rx.clone()).with_players(player_store);
+    let mut hub = Hub::new(store, secret, metrics.clone(), stop_rx.clone()).with_players(player_store.clone());
     if let Some(cluster) = cluster {
         hub = hub.with_cluster(cluster);
     }
@@ -170,6 +170,21 @@ async fn serve<S: EventStore>(
     if cfg.open_game_ttl_ms > 0 {
         tokio::spawn(hub.clone().open_ttl_loop(cfg.open_game_ttl_ms));
     }
+    // Players' feeds and automatch (with their recovery passes).
+    hub.recover_ratings().await;
+    let feed = Arc::new(players::feed::Feed::new(
+        player_store.clone(),
+        hub.time,
+        hub.player_events.clone(),
+    ));
+    tokio::spawn(feed.clone().run(stop_rx.clone()));
+    let matchmaker = Arc::new(players::matchmaker::Matchmaker {
+        accounts: player_store.clone(),
+        host: hub.clone(),
+        wake: Arc::new(tokio::sync::Notify::new()),
+        feed_wake: hub.player_events.clone(),
+    });
+    tokio::spawn(matchmaker.clone().run(stop_rx.clone()));
 
     let listener = TcpListener::bind(&cfg.listen)
         .await
@@ -202,6 +217,11 @@ async fn serve<S: EventStore>(
     let player_svc = weiqi_proto::v1::player_service_server::PlayerServiceServer::new(players::PlayerSvc {
         players,
         time: hub.time,
+        host: hub.clone(),
+        feed,
+        matchmaker_wake: matchmaker.wake.clone(),
+        default_lag_ms: cfg.lag_allowance_ms,
+        stop: stop_rx.clone(),
     });
     let web_grpc = tonic::service::Routes::new(svc.clone())
         .add_service(player_svc.clone())

@@ -70,8 +70,8 @@ impl<S: EventStore> Hub<S> {
         let (game_id, seat_token) = if request_id.is_empty() {
             (auth::random_hex(8), auth::random_hex(24))
         } else {
-            let id = auth::derive(&self.secret, &["game", request_id])[..16].to_string();
-            let token = auth::derive(&self.secret, &["host", &id, request_id]);
+            let id = self.game_id_for(request_id);
+            let token = self.host_token_for(&id, request_id);
             (id, token)
         };
         let host_hash = auth::sha256_hex(seat_token.as_bytes());
@@ -100,6 +100,13 @@ impl<S: EventStore> Hub<S> {
                 rejection,
                 at: GameAt::of(&game_id, &game),
             })?;
+        if settings_rated(&game)
+            && let Some(accounts) = &self.accounts
+        {
+            // Before the game exists: a server that stops after its last move can still
+            // find it and apply its ratings (`recover_ratings`).
+            accounts.expect_rating(game_id.clone(), now).await?;
+        }
         self.store
             .append(Append {
                 host_token_hash: Some(host_hash.clone()),
@@ -136,7 +143,7 @@ impl<S: EventStore> Hub<S> {
         let token = if request_id.is_empty() {
             auth::random_hex(24)
         } else {
-            auth::derive(&self.secret, &["guest", game_id, request_id])
+            self.guest_token_for(game_id, request_id)
         };
         let hash = auth::sha256_hex(token.as_bytes());
         if let Some(existing) = &entry.guest_hash {
@@ -316,10 +323,15 @@ impl<S: EventStore> Hub<S> {
             self.ended(game_id);
             self.rate(game_id, &entry.game, now).await;
         }
+        self.tell_players(game_id, &entry.game, phase).await;
         for b in published {
             let _ = entry.tx.send(b);
         }
         self.schedule(game_id, entry);
         Ok(result)
     }
+}
+
+fn settings_rated(g: &Game) -> bool {
+    g.settings().is_some_and(|s| s.rated)
 }

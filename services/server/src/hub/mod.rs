@@ -13,6 +13,7 @@ mod commands;
 mod entry;
 mod error;
 mod lobby;
+mod paired;
 mod periodic;
 mod recovery;
 mod time;
@@ -24,11 +25,12 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use tokio::sync::{Mutex, watch as signal};
-use weiqi_store::{Cluster, EventStore, PlayerStore};
+use weiqi_store::{Accounts, Cluster, EventStore};
 
 pub use commands::{Caller, Created};
 pub use entry::{Broadcast, Entry, redact_for_actor};
 pub use error::{Denied, GameAt, HubError, valid_game_id};
+pub use paired::GameHost;
 pub use time::TimeSource;
 pub use view::{GameView, Outcome};
 pub use watch::WatchStream;
@@ -55,8 +57,11 @@ pub struct Hub<S> {
     secret: Vec<u8>,
     pub metrics: Metrics,
     shutdown: signal::Receiver<bool>,
-    /// Where rated games' results go (none: nothing is rated, as in tests of the core).
-    players: Option<Arc<dyn PlayerStore>>,
+    /// Where rated games' results and players' feeds go (none: nothing is rated, as in
+    /// tests of the core).
+    accounts: Option<Arc<dyn Accounts>>,
+    /// Woken when this server wrote to players' feeds (the feed reads them at once).
+    pub player_events: Arc<tokio::sync::Notify>,
 }
 
 impl<S: EventStore> Hub<S> {
@@ -69,28 +74,43 @@ impl<S: EventStore> Hub<S> {
             secret,
             metrics,
             shutdown,
-            players: None,
+            accounts: None,
+            player_events: Arc::new(tokio::sync::Notify::new()),
         }
     }
 
-    /// A hub that updates ratings in `players` when a rated game ends.
-    pub fn with_players(mut self, players: Arc<dyn PlayerStore>) -> Hub<S> {
-        self.players = Some(players);
+    /// A hub that updates ratings in `accounts` when a rated game ends, and tells players
+    /// about their games.
+    pub fn with_players(mut self, accounts: Arc<dyn Accounts>) -> Hub<S> {
+        self.accounts = Some(accounts);
         self
     }
 
     /// Applies a finished rated game to its players' ratings before the game's last
     /// command is answered (so the players see their new ratings at once). The store
     /// applies each game once (`rated_games`): a retry cannot count it twice. A failure
-    /// is logged, and the game's result stands.
-    async fn rate(&self, game_id: &str, game: &weiqi_game::Game, now: u64) {
-        let (Some(players), Some(rated)) = (&self.players, crate::players::ratings::rated_game(game_id, game, now))
-        else {
-            return;
+    /// is logged, the game's result stands, and the recovery pass applies it later
+    /// ([`Hub::recover_ratings`]). False when nothing was applied.
+    async fn rate(&self, game_id: &str, game: &weiqi_game::Game, ended_ms: u64) -> bool {
+        let Some(accounts) = &self.accounts else { return false };
+        if !game.settings().is_some_and(|s| s.rated) {
+            return false;
+        }
+        let Some(rated) = crate::players::ratings::rated_game(game_id, game, ended_ms) else {
+            // A rated game that does not count (a forfeit, cancelled early): nothing to
+            // recover either.
+            let _ = accounts.drop_pending_rating(game_id.to_string()).await;
+            return false;
         };
-        match players.rate_game(rated, crate::players::ratings::rate).await {
-            Ok(_) => tracing::info!(game_id, "ratings updated"),
-            Err(e) => tracing::warn!(game_id, error = %e, "rating update failed"),
+        match accounts.rate_game(rated, crate::players::ratings::rate).await {
+            Ok(applied) => {
+                tracing::info!(game_id, applied, "ratings updated");
+                applied
+            }
+            Err(e) => {
+                tracing::warn!(game_id, error = %e, "rating update failed");
+                false
+            }
         }
     }
 

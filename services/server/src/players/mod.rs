@@ -2,7 +2,11 @@
 //! which finished games update ratings. Accounts and ratings live in the store
 //! ([`weiqi_store::PlayerStore`]); the rating arithmetic is `weiqi-rating`'s.
 
+pub mod feed;
 pub mod identity;
+pub mod matches;
+pub mod matchmaker;
+pub mod matching;
 pub mod ratings;
 
 use std::sync::Arc;
@@ -12,10 +16,10 @@ use weiqi_game::PlayerRef;
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::player_service_server::PlayerService;
 use weiqi_rating::Rank;
-use weiqi_store::{PlayerRecord, PlayerStore, RatingRow};
+use weiqi_store::{Accounts, PlayerRecord, RatingRow};
 
 use crate::auth;
-use crate::hub::TimeSource;
+use crate::hub::{GameHost, TimeSource};
 use crate::status;
 pub use identity::{Identity, IdentityConfig, IdentityError};
 
@@ -27,7 +31,7 @@ pub const RATED_SIZES: [u32; 3] = [9, 13, 19];
 /// Identity and the accounts' store, shared by the game and player services.
 pub struct Players {
     pub identity: Identity,
-    pub store: Arc<dyn PlayerStore>,
+    pub store: Arc<dyn Accounts>,
 }
 
 impl Players {
@@ -108,10 +112,71 @@ pub struct PlayerSvc {
     pub players: Arc<Players>,
     /// The hub's clock (accounts' creation times).
     pub time: TimeSource,
+    /// The hub, for the games the server pairs.
+    pub host: Arc<dyn GameHost>,
+    pub feed: Arc<feed::Feed>,
+    /// Woken by a new seek.
+    pub matchmaker_wake: Arc<tokio::sync::Notify>,
+    /// Settings' lag allowance when a challenge names none.
+    pub default_lag_ms: u64,
+    /// Flips when the server stops (feeds end).
+    pub stop: tokio::sync::watch::Receiver<bool>,
+}
+
+impl PlayerSvc {
+    fn clone_parts(&self) -> matches::FeedParts {
+        matches::FeedParts {
+            host: self.host.clone(),
+            store: self.players.store.clone(),
+        }
+    }
 }
 
 #[tonic::async_trait]
 impl PlayerService for PlayerSvc {
+    type WatchPlayerStream = matches::PlayerStream;
+
+    async fn challenge(&self, r: Request<pb::ChallengeRequest>) -> Result<Response<pb::ChallengeResponse>, Status> {
+        self.do_challenge(r).await.map(Response::new)
+    }
+
+    async fn answer_challenge(
+        &self,
+        r: Request<pb::AnswerChallengeRequest>,
+    ) -> Result<Response<pb::AnswerChallengeResponse>, Status> {
+        self.do_answer(r).await.map(Response::new)
+    }
+
+    async fn cancel_challenge(
+        &self,
+        r: Request<pb::CancelChallengeRequest>,
+    ) -> Result<Response<pb::CancelChallengeResponse>, Status> {
+        self.do_cancel(r).await.map(Response::new)
+    }
+
+    async fn list_challenges(
+        &self,
+        r: Request<pb::ListChallengesRequest>,
+    ) -> Result<Response<pb::ListChallengesResponse>, Status> {
+        self.do_list(r).await.map(Response::new)
+    }
+
+    async fn seek(&self, r: Request<pb::SeekRequest>) -> Result<Response<pb::SeekResponse>, Status> {
+        self.do_seek(r).await.map(Response::new)
+    }
+
+    async fn cancel_seek(&self, r: Request<pb::CancelSeekRequest>) -> Result<Response<pb::CancelSeekResponse>, Status> {
+        self.do_cancel_seek(r).await.map(Response::new)
+    }
+
+    async fn get_seat(&self, r: Request<pb::GetSeatRequest>) -> Result<Response<pb::GetSeatResponse>, Status> {
+        self.do_get_seat(r).await.map(Response::new)
+    }
+
+    async fn watch_player(&self, r: Request<pb::WatchPlayerRequest>) -> Result<Response<Self::WatchPlayerStream>, Status> {
+        self.do_watch(r).await.map(Response::new)
+    }
+
     async fn register_guest(
         &self,
         request: Request<pb::RegisterGuestRequest>,
