@@ -297,3 +297,26 @@ pub async fn state(c: &mut GameServiceClient<Channel>, id: &str) -> pb::GameStat
 pub fn reason(s: &Status) -> String {
     s.get_details_error_info().map(|i| i.reason).unwrap_or_default()
 }
+
+/// A fresh PostgreSQL database, or `None` (skipped) without a server: as in the store's
+/// tests, `WEIQI_TEST_POSTGRES_URL` names a database whose user may create databases, and
+/// CI sets `WEIQI_REQUIRE_POSTGRES=1` so that a missing server fails instead.
+pub async fn pg(name: &str) -> Option<String> {
+    let Ok(admin) = std::env::var("WEIQI_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var_os("WEIQI_REQUIRE_POSTGRES").is_none(),
+            "WEIQI_REQUIRE_POSTGRES is set but WEIQI_TEST_POSTGRES_URL is not"
+        );
+        eprintln!("skipped: set WEIQI_TEST_POSTGRES_URL to run against PostgreSQL");
+        return None;
+    };
+    use sqlx::{Connection, Executor};
+    let db = format!("weiqi_e2e_{}_{name}", std::process::id());
+    let mut conn = sqlx::PgConnection::connect(&admin).await.expect("PostgreSQL");
+    conn.execute(format!("DROP DATABASE IF EXISTS {db}").as_str())
+        .await
+        .unwrap();
+    conn.execute(format!("CREATE DATABASE {db}").as_str()).await.unwrap();
+    let (server, _) = admin.split('?').next().unwrap().rsplit_once('/').unwrap();
+    Some(format!("{server}/{db}"))
+}

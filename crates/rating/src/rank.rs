@@ -13,7 +13,11 @@ pub enum Rank {
 /// The rank of a rating as a number (0 is 30 kyu, 30 is 1 dan): rank differences are
 /// handicap stones on 19x19.
 pub fn rank_value(rating: f64) -> f64 {
-    if rating > 0.0 { 23.15 * (rating / 525.0).ln() } else { 0.0 }
+    if rating > 0.0 {
+        23.15 * (rating / 525.0).ln()
+    } else {
+        0.0
+    }
 }
 
 impl Rank {

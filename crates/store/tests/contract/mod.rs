@@ -436,7 +436,7 @@ pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
     assert_eq!((c2.state, c2.reason.as_str()), (ChallengeState::Declined, "board_size"));
     // The pairing waits for its game; started once.
     assert_eq!(store.pairing_of("g1".into()).await.unwrap(), Some(p.clone()));
-    assert_eq!(store.unstarted_pairings(100).await.unwrap(), [p.clone()]);
+    assert_eq!(store.unstarted_pairings(100).await.unwrap(), std::slice::from_ref(&p));
     assert!(store.pairing_started("c:c1".into()).await.unwrap());
     assert!(!store.pairing_started("c:c1".into()).await.unwrap());
     assert!(store.unstarted_pairings(100).await.unwrap().is_empty());

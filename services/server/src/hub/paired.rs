@@ -10,12 +10,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use weiqi_game::{Actor, Command, Game, Phase, Seat, Settings};
+use weiqi_game::{Actor, Command, Game, Phase, PlayerRef, Seat, Settings};
 use weiqi_store::{EventStore, Pairing, PlayerEventKind};
 
+use super::Hub;
 use super::error::{GameAt, HubError};
 use super::view::GameView;
-use super::Hub;
 use crate::auth;
 
 pub type HubFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, HubError>> + Send + 'a>>;
@@ -29,8 +29,8 @@ pub trait GameHost: Send + Sync + 'static {
     fn paired_seat(&self, p: &Pairing, player_id: &str) -> Option<String>;
     /// Creates a paired game and seats both players (again: nothing changes).
     fn start_paired<'a>(self: Arc<Self>, p: &'a Pairing) -> HubFuture<'a, GameView>;
-    /// Refuses settings a game would refuse, as creating it would.
-    fn check_settings(&self, s: &Settings) -> Result<(), HubError>;
+    /// Refuses settings a game `host` creates would refuse, as creating it would.
+    fn check_settings(&self, s: &Settings, host: &PlayerRef) -> Result<(), HubError>;
     fn game_view<'a>(self: Arc<Self>, game_id: &'a str) -> HubFuture<'a, GameView>;
     /// See [`Hub::recover_ratings`].
     fn recover_ratings(self: Arc<Self>) -> Pin<Box<dyn Future<Output = usize> + Send>>;
@@ -63,7 +63,9 @@ impl<S: EventStore> GameHost for Hub<S> {
     fn start_paired<'a>(self: Arc<Self>, p: &'a Pairing) -> HubFuture<'a, GameView> {
         Box::pin(async move {
             let rid = request_id(&p.id);
-            let created = self.create(p.settings.clone(), None, Some(p.host.clone()), &rid).await?;
+            let created = self
+                .create(p.settings.clone(), None, Some(p.host.clone()), &rid)
+                .await?;
             if created.game_id != p.game_id {
                 return Err(HubError::corrupt(format!(
                     "pairing {} names game {}, its id derives to {}",
@@ -75,9 +77,9 @@ impl<S: EventStore> GameHost for Hub<S> {
         })
     }
 
-    fn check_settings(&self, s: &Settings) -> Result<(), HubError> {
+    fn check_settings(&self, s: &Settings, host: &PlayerRef) -> Result<(), HubError> {
         let cmd = Command::Create {
-            host: None,
+            host: Some(host.clone()),
             settings: s.clone(),
             nigiri_commitment: None,
         };

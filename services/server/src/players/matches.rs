@@ -123,7 +123,10 @@ impl PlayerSvc {
         self.players.signed_in(token.as_deref(), self.host.now_ms()).await
     }
 
-    pub(super) async fn do_challenge(&self, request: Request<pb::ChallengeRequest>) -> Result<pb::ChallengeResponse, Status> {
+    pub(super) async fn do_challenge(
+        &self,
+        request: Request<pb::ChallengeRequest>,
+    ) -> Result<pb::ChallengeResponse, Status> {
         let me = self.me(&request).await?;
         let r = request.into_inner();
         if r.player_id == me.id {
@@ -135,7 +138,9 @@ impl PlayerSvc {
             ));
         }
         let settings = convert::settings_from(r.settings.as_ref(), self.default_lag_ms)?;
-        self.host.check_settings(&settings).map_err(status::hub_error)?;
+        self.host
+            .check_settings(&settings, &seat_player(&me))
+            .map_err(status::hub_error)?;
         let store = &self.players.store;
         let Some((them, _)) = store.player(r.player_id.clone()).await.map_err(status::store)? else {
             return Err(not_found("player_not_found", "player", &r.player_id));
@@ -224,7 +229,11 @@ impl PlayerSvc {
         let store = &self.players.store;
         let (state, reason, pairing) = if r.accept {
             let game_id = self.host.paired_game_id(&format!("c:{}", c.id));
-            (ChallengeState::Accepted, String::new(), Some(pairing_of(&c, game_id, now)))
+            (
+                ChallengeState::Accepted,
+                String::new(),
+                Some(pairing_of(&c, game_id, now)),
+            )
         } else {
             let reason = pb::DeclineReason::try_from(r.reason).unwrap_or(pb::DeclineReason::Generic);
             (ChallengeState::Declined, reason_name(reason).to_string(), None)
@@ -373,10 +382,18 @@ impl PlayerSvc {
         Ok(pb::CancelSeekResponse {})
     }
 
-    pub(super) async fn do_get_seat(&self, request: Request<pb::GetSeatRequest>) -> Result<pb::GetSeatResponse, Status> {
+    pub(super) async fn do_get_seat(
+        &self,
+        request: Request<pb::GetSeatRequest>,
+    ) -> Result<pb::GetSeatResponse, Status> {
         let me = self.me(&request).await?;
         let game_id = request.into_inner().game_id;
-        let pairing = self.players.store.pairing_of(game_id.clone()).await.map_err(status::store)?;
+        let pairing = self
+            .players
+            .store
+            .pairing_of(game_id.clone())
+            .await
+            .map_err(status::store)?;
         let Some((p, token)) = pairing.and_then(|p| self.host.paired_seat(&p, &me.id).map(|t| (p, t))) else {
             return Err(not_found("seat_not_found", "paired seat of yours in game", &game_id));
         };

@@ -5,8 +5,8 @@
 pub mod feed;
 pub mod identity;
 pub mod matches;
-pub mod matchmaker;
 pub mod matching;
+pub mod matchmaker;
 pub mod ratings;
 
 use std::sync::Arc;
@@ -173,7 +173,10 @@ impl PlayerService for PlayerSvc {
         self.do_get_seat(r).await.map(Response::new)
     }
 
-    async fn watch_player(&self, r: Request<pb::WatchPlayerRequest>) -> Result<Response<Self::WatchPlayerStream>, Status> {
+    async fn watch_player(
+        &self,
+        r: Request<pb::WatchPlayerRequest>,
+    ) -> Result<Response<Self::WatchPlayerStream>, Status> {
         self.do_watch(r).await.map(Response::new)
     }
 
