@@ -554,3 +554,86 @@ async fn ratings_left_unapplied_are_applied_after_a_restart() {
         assert_eq!(r.rating > 1500.0, won, "{r:?}");
     }
 }
+
+/// `weiqi bot --challenges` signed in as a player: it declines a challenge its filters
+/// refuse, with the reason, and accepts and plays one they pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_answers_challenges_by_its_filters() {
+    use std::process::{Command, Stdio};
+    let server = Server::fresh("bot-challenges");
+    let mut p = players(&server).await;
+    let (bot_id, bot_t) = guest(&mut p, "Robo").await;
+    let (_, me_t) = guest(&mut p, "Human").await;
+    let engine = format!("{} gtp --player light", env!("CARGO_BIN_EXE_weiqi"));
+    let bot = Command::new(env!("CARGO_BIN_EXE_weiqi"))
+        .args([
+            "bot",
+            "--server",
+            &format!("http://{}", server.addr),
+            "--engine",
+            &engine,
+        ])
+        .args(["--challenges", "--sizes", "9", "--games", "1", "--max-games", "1"])
+        .env("WEIQI_PLAYER_TOKEN", &bot_t)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn weiqi bot");
+    let mut mine = feed(&mut p, &me_t).await;
+    // Online once its feed is open.
+    let mut thirteen = nine(false);
+    thirteen.board_size = 13;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let refused = loop {
+        match challenge(&mut p, &me_t, &bot_id, thirteen.clone()).await {
+            Ok(c) => break c,
+            Err(e) if reason(&e) == "opponent_offline" && std::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+    };
+    let Event::ChallengeAnswered(a) = next(&mut mine).await else {
+        panic!("answer expected")
+    };
+    assert_eq!(a.challenge_id, refused.challenge_id);
+    assert_eq!(
+        (a.status, a.decline_reason),
+        (
+            pb::ChallengeStatus::Declined as i32,
+            pb::DeclineReason::BoardSize as i32
+        )
+    );
+
+    // 9x9, the bot White: it answers our move, then we resign.
+    let mut settings = nine(false);
+    settings.color_choice = pb::ColorChoice::HostBlack as i32;
+    challenge(&mut p, &me_t, &bot_id, settings).await.unwrap();
+    let seat = loop {
+        if let Event::GameStarted(s) = next(&mut mine).await {
+            break s;
+        }
+    };
+    let mut games = server.client().await;
+    let g = Game {
+        id: seat.game_id.clone(),
+        black: seat.seat_token,
+        white: String::new(),
+    };
+    play(&mut games, &g, &g.black, 4, 4).await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while state(&mut games, &g.id).await.move_number < 2 {
+        assert!(std::time::Instant::now() < deadline, "the bot did not move");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    games
+        .resign(authed(pb::ResignRequest { mutation: m(&g.id, "") }, &g.black))
+        .await
+        .unwrap();
+    let out = tokio::task::spawn_blocking(move || bot.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["finished"], 1, "{summary}");
+    assert_eq!(summary["games"][0]["result"], "W+R", "{summary}");
+}

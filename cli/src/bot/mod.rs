@@ -1,6 +1,9 @@
 //! `weiqi bot`: any GTP engine plays on the service, as gtp2ogs brings engines onto OGS.
 //!
-//! - `spec` — the games a bot seeks (`--seek SPEC`) and the open games it joins (`--join`);
+//! - `spec` — the games a bot seeks (`--seek SPEC`), the open games it joins (`--join`)
+//!   and the challenges it accepts (`--challenges`);
+//! - `challenges` — the bot's player feed: challenges received, accepted or declined with a
+//!   machine-readable reason;
 //! - `engine` — one engine process kept in step with the server's record of a game;
 //! - `play` — one game driven from the server's event stream (moves, clocks, scoring,
 //!   failures and reconnection).
@@ -9,6 +12,7 @@
 //! SIGTERM (or Ctrl-C), and prints a JSON summary when it is done. Logs are JSON lines on
 //! standard error.
 
+mod challenges;
 mod engine;
 mod play;
 mod spec;
@@ -48,6 +52,10 @@ pub struct BotArgs {
     /// Join open games that pass the filters below.
     #[arg(long)]
     join: bool,
+    /// Accept challenges that pass the filters below (declining the others with the
+    /// reason), listening on the player's feed; needs --player-token.
+    #[arg(long)]
+    challenges: bool,
     /// Join filter: board sizes.
     #[arg(long, value_delimiter = ',', default_value = "9,13,19")]
     sizes: Vec<u32>,
@@ -183,7 +191,14 @@ fn authed<T>(msg: T, token: &str) -> Request<T> {
 }
 
 pub fn run(args: BotArgs) -> anyhow::Result<ExitCode> {
-    anyhow::ensure!(args.seek.is_some() || args.join, "give --seek SPEC, --join, or both");
+    anyhow::ensure!(
+        args.seek.is_some() || args.join || args.challenges,
+        "give --seek SPEC, --join or --challenges (or several)"
+    );
+    anyhow::ensure!(
+        !args.challenges || args.player_token.is_some(),
+        "--challenges needs --player-token (challenges are made to a player)"
+    );
     anyhow::ensure!(args.max_games >= 1, "--max-games is at least 1");
     anyhow::ensure!(args.pool.is_none_or(|k| k >= 1), "--pool is at least 1");
     anyhow::ensure!(
@@ -202,7 +217,14 @@ async fn serve(args: BotArgs, seek: Option<pb::GameSettings>) -> anyhow::Result<
         .context("--server is not a URL")?
         .connect_timeout(Duration::from_secs(5))
         .connect_lazy();
-    let client = GameServiceClient::new(channel);
+    let client = GameServiceClient::new(channel.clone());
+    let (challenge_tx, mut challenges) = tokio::sync::mpsc::channel::<pb::ChallengeInfo>(16);
+    if args.challenges
+        && let Some(token) = &args.player_token
+    {
+        tokio::spawn(challenges::listen(channel.clone(), token.clone(), challenge_tx));
+    }
+    let players = weiqi_proto::v1::player_service_client::PlayerServiceClient::new(channel);
     let (drain_tx, draining) = watch::channel(false);
     tokio::spawn(async move {
         stop_signal().await;
@@ -281,6 +303,15 @@ async fn serve(args: BotArgs, seek: Option<pb::GameSettings>) -> anyhow::Result<
         }
         let mut changed = draining.clone();
         tokio::select! {
+            Some(c) = challenges.recv() => {
+                let busy = is_draining || !may_start || tasks.len() >= args.max_games;
+                let token = args.player_token.as_deref().unwrap_or_default();
+                if let Some(seat) = challenges::answer(players.clone(), token, &c, &filter, busy).await {
+                    log("accepted", &seat.game_id, &c.challenge_id);
+                    ours.insert(seat.game_id.clone());
+                    tasks.spawn(play::drive(ctx.clone(), seat, engines()));
+                }
+            }
             Some(done) = tasks.join_next() => match done {
                 Ok(f) => finished.push(f),
                 Err(e) => log("driver_failed", "", &e.to_string()),
@@ -391,7 +422,7 @@ async fn join_one(
             continue;
         };
         if let Some(why) = filter.refuses(&settings) {
-            log("skipped", &summary.game_id, &why);
+            log("skipped", &summary.game_id, &why.why);
             continue;
         }
         let joined = c

@@ -136,33 +136,55 @@ pub struct JoinFilter {
     pub min_move_s: f64,
 }
 
+/// Why a bot refuses a game: the reason a challenge is declined with, and words for the
+/// log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    pub reason: pb::DeclineReason,
+    pub why: String,
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.why)
+    }
+}
+
 impl JoinFilter {
     /// Why the game is not for this bot, or `None` when it is.
-    pub fn refuses(&self, s: &pb::GameSettings) -> Option<String> {
+    pub fn refuses(&self, s: &pb::GameSettings) -> Option<Refusal> {
+        use pb::DeclineReason as R;
+        let no = |reason: R, why: String| Some(Refusal { reason, why });
         let size = if s.board_size == 0 { 19 } else { s.board_size };
         if !self.sizes.contains(&size) {
-            return Some(format!("board size {size} not in {:?}", self.sizes));
+            return no(R::BoardSize, format!("board size {size} not in {:?}", self.sizes));
         }
         let komi = s.komi.unwrap_or(7.5);
         if komi < self.komi.0 || komi > self.komi.1 {
-            return Some(format!("komi {komi} outside {:?}", self.komi));
+            return no(R::Komi, format!("komi {komi} outside {:?}", self.komi));
         }
         let rules = if s.rules.is_empty() { "chinese" } else { &s.rules };
         if !self.rules.iter().any(|r| r == rules) {
-            return Some(format!("rules {rules} not in {:?}", self.rules));
+            return no(R::Rules, format!("rules {rules} not in {:?}", self.rules));
         }
         if s.handicap > 0 && (!self.handicap || s.free_handicap) {
-            return Some("handicap games not taken (free placement never)".into());
+            return no(R::Handicap, "handicap games not taken (free placement never)".into());
         }
         if s.color_choice == pb::ColorChoice::Nigiri as i32 || s.scheduled_start_ms.is_some() {
-            return Some("nigiri and scheduled games need a person".into());
+            return no(R::Generic, "nigiri and scheduled games need a person".into());
         }
         let (main, per_move) = time_shape(s.time_control.as_ref());
         if main > self.max_main_s {
-            return Some(format!("main time {main} s above {} s", self.max_main_s));
+            return no(
+                R::TimeControl,
+                format!("main time {main} s above {} s", self.max_main_s),
+            );
         }
         if per_move < self.min_move_s {
-            return Some(format!("{per_move} s per move below {} s", self.min_move_s));
+            return no(
+                R::TimeControl,
+                format!("{per_move} s per move below {} s", self.min_move_s),
+            );
         }
         None
     }
@@ -239,16 +261,18 @@ mod tests {
         };
         let ok = parse_seek("size=9,komi=7.5,time=byoyomi:600+3x30").unwrap();
         assert_eq!(f.refuses(&ok), None);
-        for spec in [
-            "size=19",
-            "size=9,komi=0.5",
-            "size=9,rules=japanese",
-            "size=9,handicap=2",
-            "size=9,time=absolute:60",
-            "size=9,time=byoyomi:3600+3x30",
-            "size=9,time=fischer:60+1",
+        use pb::DeclineReason as R;
+        for (spec, reason) in [
+            ("size=19", R::BoardSize),
+            ("size=9,komi=0.5", R::Komi),
+            ("size=9,rules=japanese", R::Rules),
+            ("size=9,handicap=2", R::Handicap),
+            ("size=9,time=absolute:60", R::TimeControl),
+            ("size=9,time=byoyomi:3600+3x30", R::TimeControl),
+            ("size=9,time=fischer:60+1", R::TimeControl),
         ] {
-            assert!(f.refuses(&parse_seek(spec).unwrap()).is_some(), "{spec}");
+            let refusal = f.refuses(&parse_seek(spec).unwrap());
+            assert_eq!(refusal.map(|r| r.reason), Some(reason), "{spec}");
         }
     }
 }
