@@ -101,6 +101,10 @@ const en = {
   leaderboard: "Leaderboard",
   noRatings: "No rated games yet.",
   rating: "Rating",
+  quickPlay: "Quick play",
+  quickPlayButton: "Play rated 9×9 (5–15 min)",
+  seeking: "Looking for an opponent…",
+  cancel: "Cancel",
 };
 
 export type Key = keyof typeof en;
@@ -204,6 +208,10 @@ const zh: Partial<Record<Key, string>> = {
   leaderboard: "排行榜",
   noRatings: "暂无等级分对局。",
   rating: "等级分",
+  quickPlay: "快速对局",
+  quickPlayButton: "9路等级分对局（5–15分钟）",
+  seeking: "正在寻找对手…",
+  cancel: "取消",
 };
 
 export function t(lang: Lang, key: Key): string {

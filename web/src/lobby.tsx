@@ -153,6 +153,7 @@ export function Lobby(p: {
           })}
         </ol>
       </section>
+      {p.signedIn ? <QuickPlay client={client} players={p.players} lang={lang} go={p.go} onError={setError} /> : null}
       <CreateForm client={client} lang={lang} signedIn={p.signedIn} go={p.go} onError={setError} />
       {error ? (
         <p class="error" role="alert">
@@ -181,6 +182,78 @@ function describe(lang: Lang, s: GameSettings): string {
   if (s.rated) parts.push(t(lang, "rated"));
   parts.push(t(lang, s.mode === RefereeMode.TOURNAMENT ? "tournament" : "casual"));
   return parts.join(" · ");
+}
+
+/** Quick play: a rated 9x9 seek (5 to 15 minutes' main time, then byo-yomi), the match
+ * and the seat from the player's feed, then the game. */
+const QUICK = { boardSizes: [9], mainTimeMinS: 300, mainTimeMaxS: 900, rated: true };
+
+function QuickPlay(p: {
+  client: GameClient;
+  players: PlayerClient;
+  lang: Lang;
+  go: (id: string) => void;
+  onError: (m: string) => void;
+}): JSX.Element {
+  const { lang } = p;
+  const [seeking, setSeeking] = useState<{ stop: AbortController; seekId?: string } | null>(null);
+
+  const start = async () => {
+    const stop = new AbortController();
+    setSeeking({ stop });
+    try {
+      const me = (await p.players.whoAmI({})).player?.playerId;
+      let seekId: string | undefined;
+      for await (const ev of p.players.watchPlayer({}, { signal: stop.signal })) {
+        const e = ev.event;
+        if (e.case === "subscribed") {
+          seekId = (await p.players.seek(QUICK)).seekId;
+          setSeeking({ stop, seekId });
+        } else if (e.case === "matched" && e.value.seekId === seekId && e.value.seatToken) {
+          const game = await p.client.getGame({ gameId: e.value.gameId });
+          const host = game.state?.hostPlayer?.playerId === me;
+          saveSeat(e.value.gameId, { token: e.value.seatToken, seat: host ? "host" : "guest" });
+          stop.abort();
+          p.go(e.value.gameId);
+          return;
+        }
+      }
+    } catch (err) {
+      if (!stop.signal.aborted) p.onError(failure(err).message);
+    } finally {
+      setSeeking(null);
+    }
+  };
+
+  const cancel = async () => {
+    if (!seeking) return;
+    seeking.stop.abort();
+    if (seeking.seekId) {
+      try {
+        await p.players.cancelSeek({ seekId: seeking.seekId });
+      } catch {
+        // Matched meanwhile: the game is in the lobby's list.
+      }
+    }
+  };
+
+  return (
+    <section aria-labelledby="quick-h" class="quick">
+      <h2 id="quick-h">{t(lang, "quickPlay")}</h2>
+      {seeking ? (
+        <p role="status" data-testid="seeking">
+          {t(lang, "seeking")}{" "}
+          <button type="button" onClick={cancel}>
+            {t(lang, "cancel")}
+          </button>
+        </p>
+      ) : (
+        <button type="button" onClick={start}>
+          {t(lang, "quickPlayButton")}
+        </button>
+      )}
+    </section>
+  );
 }
 
 type TcKind = "none" | "byoYomi" | "fischer" | "canadian" | "absolute";

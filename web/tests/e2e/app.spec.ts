@@ -269,3 +269,33 @@ test("two guests sign in, play a rated game, and the leaderboard shows their new
   await expect(board.nth(1)).toContainText("Hana");
   await expect(board.first()).toContainText(/1[5-9]\d\d \d+k/);
 });
+
+test("quick play: two guests press the button and land in the same rated game", async ({ browser }) => {
+  const kai = await page(browser);
+  const lin = await page(browser, PHONE);
+  for (const [p, name] of [[kai, "Kai"], [lin, "Lin"]] as const) {
+    await p.goto("/");
+    await p.locator('input[name="guest-name"]').fill(name);
+    await p.locator('form.sign-in button[type="submit"]').click();
+    await expect(p.getByTestId("me")).toHaveText(name);
+  }
+  // One seeks and cancels: nothing is left behind.
+  await kai.getByRole("button", { name: /Play rated 9×9/ }).click();
+  await expect(kai.getByTestId("seeking")).toBeVisible();
+  await kai.getByTestId("seeking").getByRole("button", { name: "Cancel" }).click();
+  await expect(kai.getByTestId("seeking")).toHaveCount(0);
+  // Both seek: paired into one game, each in their own seat.
+  await kai.getByRole("button", { name: /Play rated 9×9/ }).click();
+  await lin.getByRole("button", { name: /Play rated 9×9/ }).click();
+  await kai.waitForURL(/#\/game\/.+/);
+  await lin.waitForURL(/#\/game\/.+/);
+  expect(kai.url().split("#/game/")[1]).toBe(lin.url().split("#/game/")[1]);
+  for (const p of [kai, lin]) {
+    await expect(p.getByTestId("player-B")).toContainText(/Kai|Lin/);
+    await expect(p.getByTestId("player-W")).toContainText(/Kai|Lin/);
+  }
+  // Whoever is Black plays; both boards show it.
+  const black = (await kai.getByTestId("player-B").textContent())?.includes("Kai") ? kai : lin;
+  await point(black, 4, 4).click();
+  await moves([kai, lin], 1);
+});

@@ -2,15 +2,551 @@
 // @generated from file weiqi/v1/player.proto (package weiqi.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GameSettings, GameState, SeatPlayer } from "./game_pb.js";
+import { file_weiqi_v1_game } from "./game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file weiqi/v1/player.proto.
  */
 export const file_weiqi_v1_player: GenFile = /*@__PURE__*/
-  fileDesc("ChV3ZWlxaS92MS9wbGF5ZXIucHJvdG8SCHdlaXFpLnYxIoEBCgZSYXRpbmcSEgoKYm9hcmRfc2l6ZRgBIAEoDRIOCgZyYXRpbmcYAiABKAESEQoJZGV2aWF0aW9uGAMgASgBEhIKCnZvbGF0aWxpdHkYBCABKAESDAoEcmFuaxgFIAEoCRINCgVnYW1lcxgGIAEoDRIPCgdsYXN0X21zGAcgASgDImgKBlBsYXllchIRCglwbGF5ZXJfaWQYASABKAkSDAoEbmFtZRgCIAEoCRILCgNib3QYAyABKAgSDQoFZ3Vlc3QYBCABKAgSIQoHcmF0aW5ncxgFIAMoCzIQLndlaXFpLnYxLlJhdGluZyIkChRSZWdpc3Rlckd1ZXN0UmVxdWVzdBIMCgRuYW1lGAEgASgJIkgKFVJlZ2lzdGVyR3Vlc3RSZXNwb25zZRIgCgZwbGF5ZXIYASABKAsyEC53ZWlxaS52MS5QbGF5ZXISDQoFdG9rZW4YAiABKAkiDwoNV2hvQW1JUmVxdWVzdCIyCg5XaG9BbUlSZXNwb25zZRIgCgZwbGF5ZXIYASABKAsyEC53ZWlxaS52MS5QbGF5ZXIiJQoQR2V0UGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiNQoRR2V0UGxheWVyUmVzcG9uc2USIAoGcGxheWVyGAEgASgLMhAud2VpcWkudjEuUGxheWVyIjcKEkxpc3RQbGF5ZXJzUmVxdWVzdBISCgpib2FyZF9zaXplGAEgASgNEg0KBWxpbWl0GAIgASgNIjgKE0xpc3RQbGF5ZXJzUmVzcG9uc2USIQoHcGxheWVycxgBIAMoCzIQLndlaXFpLnYxLlBsYXllciJPChdHZXRSYXRpbmdIaXN0b3J5UmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEgoKYm9hcmRfc2l6ZRgCIAEoDRINCgVsaW1pdBgDIAEoDSKiAQoMUmF0aW5nQ2hhbmdlEg8KB2dhbWVfaWQYASABKAkSDwoHdGltZV9tcxgCIAEoAxITCgtvcHBvbmVudF9pZBgDIAEoCRINCgVzY29yZRgEIAEoARIVCg1yYXRpbmdfYmVmb3JlGAUgASgBEg4KBnJhdGluZxgGIAEoARIRCglkZXZpYXRpb24YByABKAESEgoKdm9sYXRpbGl0eRgIIAEoASJDChhHZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USJwoHY2hhbmdlcxgBIAMoCzIWLndlaXFpLnYxLlJhdGluZ0NoYW5nZTKLAwoNUGxheWVyU2VydmljZRJQCg1SZWdpc3Rlckd1ZXN0Eh4ud2VpcWkudjEuUmVnaXN0ZXJHdWVzdFJlcXVlc3QaHy53ZWlxaS52MS5SZWdpc3Rlckd1ZXN0UmVzcG9uc2USOwoGV2hvQW1JEhcud2VpcWkudjEuV2hvQW1JUmVxdWVzdBoYLndlaXFpLnYxLldob0FtSVJlc3BvbnNlEkQKCUdldFBsYXllchIaLndlaXFpLnYxLkdldFBsYXllclJlcXVlc3QaGy53ZWlxaS52MS5HZXRQbGF5ZXJSZXNwb25zZRJKCgtMaXN0UGxheWVycxIcLndlaXFpLnYxLkxpc3RQbGF5ZXJzUmVxdWVzdBodLndlaXFpLnYxLkxpc3RQbGF5ZXJzUmVzcG9uc2USWQoQR2V0UmF0aW5nSGlzdG9yeRIhLndlaXFpLnYxLkdldFJhdGluZ0hpc3RvcnlSZXF1ZXN0GiIud2VpcWkudjEuR2V0UmF0aW5nSGlzdG9yeVJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("ChV3ZWlxaS92MS9wbGF5ZXIucHJvdG8SCHdlaXFpLnYxIrgCCg1DaGFsbGVuZ2VJbmZvEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIoCgpjaGFsbGVuZ2VyGAIgASgLMhQud2VpcWkudjEuU2VhdFBsYXllchIoCgpjaGFsbGVuZ2VkGAMgASgLMhQud2VpcWkudjEuU2VhdFBsYXllchIoCghzZXR0aW5ncxgEIAEoCzIWLndlaXFpLnYxLkdhbWVTZXR0aW5ncxIpCgZzdGF0dXMYBSABKA4yGS53ZWlxaS52MS5DaGFsbGVuZ2VTdGF0dXMSLwoOZGVjbGluZV9yZWFzb24YBiABKA4yFy53ZWlxaS52MS5EZWNsaW5lUmVhc29uEg8KB2dhbWVfaWQYByABKAkSEgoKY3JlYXRlZF9tcxgIIAEoAxISCgpleHBpcmVzX21zGAkgASgDIk8KEENoYWxsZW5nZVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEigKCHNldHRpbmdzGAIgASgLMhYud2VpcWkudjEuR2FtZVNldHRpbmdzIj8KEUNoYWxsZW5nZVJlc3BvbnNlEioKCWNoYWxsZW5nZRgBIAEoCzIXLndlaXFpLnYxLkNoYWxsZW5nZUluZm8iZwoWQW5zd2VyQ2hhbGxlbmdlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSDgoGYWNjZXB0GAIgASgIEicKBnJlYXNvbhgDIAEoDjIXLndlaXFpLnYxLkRlY2xpbmVSZWFzb24iagoXQW5zd2VyQ2hhbGxlbmdlUmVzcG9uc2USKgoJY2hhbGxlbmdlGAEgASgLMhcud2VpcWkudjEuQ2hhbGxlbmdlSW5mbxIPCgdnYW1lX2lkGAIgASgJEhIKCnNlYXRfdG9rZW4YAyABKAkiLgoWQ2FuY2VsQ2hhbGxlbmdlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiRQoXQ2FuY2VsQ2hhbGxlbmdlUmVzcG9uc2USKgoJY2hhbGxlbmdlGAEgASgLMhcud2VpcWkudjEuQ2hhbGxlbmdlSW5mbyIXChVMaXN0Q2hhbGxlbmdlc1JlcXVlc3QiRQoWTGlzdENoYWxsZW5nZXNSZXNwb25zZRIrCgpjaGFsbGVuZ2VzGAEgAygLMhcud2VpcWkudjEuQ2hhbGxlbmdlSW5mbyKMAQoLU2Vla1JlcXVlc3QSEwoLYm9hcmRfc2l6ZXMYASADKA0SFwoPbWFpbl90aW1lX21pbl9zGAIgASgNEhcKD21haW5fdGltZV9tYXhfcxgDIAEoDRINCgVyYXRlZBgEIAEoCBIVCg1yYXRpbmdfd2luZG93GAUgASgNEhAKCGhhbmRpY2FwGAYgASgIIh8KDFNlZWtSZXNwb25zZRIPCgdzZWVrX2lkGAEgASgJIiQKEUNhbmNlbFNlZWtSZXF1ZXN0Eg8KB3NlZWtfaWQYASABKAkiFAoSQ2FuY2VsU2Vla1Jlc3BvbnNlIiEKDkdldFNlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiSQoPR2V0U2VhdFJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkSIgoFc3RhdGUYAiABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiJwoSV2F0Y2hQbGF5ZXJSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoBCLWAgoTV2F0Y2hQbGF5ZXJSZXNwb25zZRILCgNzZXEYASABKAQSDwoHdGltZV9tcxgCIAEoAxIqCgpzdWJzY3JpYmVkGAMgASgLMhQud2VpcWkudjEuU3Vic2NyaWJlZEgAEjUKEmNoYWxsZW5nZV9yZWNlaXZlZBgEIAEoCzIXLndlaXFpLnYxLkNoYWxsZW5nZUluZm9IABI1ChJjaGFsbGVuZ2VfYW5zd2VyZWQYBSABKAsyFy53ZWlxaS52MS5DaGFsbGVuZ2VJbmZvSAASJAoHbWF0Y2hlZBgGIAEoCzIRLndlaXFpLnYxLk1hdGNoZWRIABItCgxnYW1lX3N0YXJ0ZWQYByABKAsyFS53ZWlxaS52MS5HYW1lU3RhcnRlZEgAEikKCmdhbWVfZW5kZWQYCCABKAsyEy53ZWlxaS52MS5HYW1lRW5kZWRIAEIHCgVldmVudCIMCgpTdWJzY3JpYmVkIj8KB01hdGNoZWQSDwoHc2Vla19pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhIKCnNlYXRfdG9rZW4YAyABKAkiMgoLR2FtZVN0YXJ0ZWQSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIiwKCUdhbWVFbmRlZBIPCgdnYW1lX2lkGAEgASgJEg4KBnJlc3VsdBgCIAEoCSKBAQoGUmF0aW5nEhIKCmJvYXJkX3NpemUYASABKA0SDgoGcmF0aW5nGAIgASgBEhEKCWRldmlhdGlvbhgDIAEoARISCgp2b2xhdGlsaXR5GAQgASgBEgwKBHJhbmsYBSABKAkSDQoFZ2FtZXMYBiABKA0SDwoHbGFzdF9tcxgHIAEoAyJoCgZQbGF5ZXISEQoJcGxheWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgIEg0KBWd1ZXN0GAQgASgIEiEKB3JhdGluZ3MYBSADKAsyEC53ZWlxaS52MS5SYXRpbmciJAoUUmVnaXN0ZXJHdWVzdFJlcXVlc3QSDAoEbmFtZRgBIAEoCSJIChVSZWdpc3Rlckd1ZXN0UmVzcG9uc2USIAoGcGxheWVyGAEgASgLMhAud2VpcWkudjEuUGxheWVyEg0KBXRva2VuGAIgASgJIg8KDVdob0FtSVJlcXVlc3QiMgoOV2hvQW1JUmVzcG9uc2USIAoGcGxheWVyGAEgASgLMhAud2VpcWkudjEuUGxheWVyIiUKEEdldFBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIjUKEUdldFBsYXllclJlc3BvbnNlEiAKBnBsYXllchgBIAEoCzIQLndlaXFpLnYxLlBsYXllciI3ChJMaXN0UGxheWVyc1JlcXVlc3QSEgoKYm9hcmRfc2l6ZRgBIAEoDRINCgVsaW1pdBgCIAEoDSI4ChNMaXN0UGxheWVyc1Jlc3BvbnNlEiEKB3BsYXllcnMYASADKAsyEC53ZWlxaS52MS5QbGF5ZXIiTwoXR2V0UmF0aW5nSGlzdG9yeVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhIKCmJvYXJkX3NpemUYAiABKA0SDQoFbGltaXQYAyABKA0iogEKDFJhdGluZ0NoYW5nZRIPCgdnYW1lX2lkGAEgASgJEg8KB3RpbWVfbXMYAiABKAMSEwoLb3Bwb25lbnRfaWQYAyABKAkSDQoFc2NvcmUYBCABKAESFQoNcmF0aW5nX2JlZm9yZRgFIAEoARIOCgZyYXRpbmcYBiABKAESEQoJZGV2aWF0aW9uGAcgASgBEhIKCnZvbGF0aWxpdHkYCCABKAEiQwoYR2V0UmF0aW5nSGlzdG9yeVJlc3BvbnNlEicKB2NoYW5nZXMYASADKAsyFi53ZWlxaS52MS5SYXRpbmdDaGFuZ2UqgwMKDURlY2xpbmVSZWFzb24SHgoaREVDTElORV9SRUFTT05fVU5TUEVDSUZJRUQQABIaChZERUNMSU5FX1JFQVNPTl9HRU5FUklDEAESGAoUREVDTElORV9SRUFTT05fTEFURVIQAhIdChlERUNMSU5FX1JFQVNPTl9CT0FSRF9TSVpFEAMSFwoTREVDTElORV9SRUFTT05fS09NSRAEEhgKFERFQ0xJTkVfUkVBU09OX1JVTEVTEAUSHwobREVDTElORV9SRUFTT05fVElNRV9DT05UUk9MEAYSGwoXREVDTElORV9SRUFTT05fSEFORElDQVAQBxIYChRERUNMSU5FX1JFQVNPTl9SQVRFRBAIEhkKFURFQ0xJTkVfUkVBU09OX0NBU1VBTBAJEiEKHURFQ0xJTkVfUkVBU09OX1RPT19NQU5ZX0dBTUVTEAoSGgoWREVDTElORV9SRUFTT05fTk9fQk9UUxALEhgKFERFQ0xJTkVfUkVBU09OX0NPTE9SEAwqygEKD0NoYWxsZW5nZVN0YXR1cxIgChxDSEFMTEVOR0VfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVQ0hBTExFTkdFX1NUQVRVU19PUEVOEAESHQoZQ0hBTExFTkdFX1NUQVRVU19BQ0NFUFRFRBACEh0KGUNIQUxMRU5HRV9TVEFUVVNfREVDTElORUQQAxIeChpDSEFMTEVOR0VfU1RBVFVTX0NBTkNFTExFRBAEEhwKGENIQUxMRU5HRV9TVEFUVVNfRVhQSVJFRBAFMuQHCg1QbGF5ZXJTZXJ2aWNlElAKDVJlZ2lzdGVyR3Vlc3QSHi53ZWlxaS52MS5SZWdpc3Rlckd1ZXN0UmVxdWVzdBofLndlaXFpLnYxLlJlZ2lzdGVyR3Vlc3RSZXNwb25zZRI7CgZXaG9BbUkSFy53ZWlxaS52MS5XaG9BbUlSZXF1ZXN0Ghgud2VpcWkudjEuV2hvQW1JUmVzcG9uc2USRAoJR2V0UGxheWVyEhoud2VpcWkudjEuR2V0UGxheWVyUmVxdWVzdBobLndlaXFpLnYxLkdldFBsYXllclJlc3BvbnNlEkoKC0xpc3RQbGF5ZXJzEhwud2VpcWkudjEuTGlzdFBsYXllcnNSZXF1ZXN0Gh0ud2VpcWkudjEuTGlzdFBsYXllcnNSZXNwb25zZRJZChBHZXRSYXRpbmdIaXN0b3J5EiEud2VpcWkudjEuR2V0UmF0aW5nSGlzdG9yeVJlcXVlc3QaIi53ZWlxaS52MS5HZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USRAoJQ2hhbGxlbmdlEhoud2VpcWkudjEuQ2hhbGxlbmdlUmVxdWVzdBobLndlaXFpLnYxLkNoYWxsZW5nZVJlc3BvbnNlElYKD0Fuc3dlckNoYWxsZW5nZRIgLndlaXFpLnYxLkFuc3dlckNoYWxsZW5nZVJlcXVlc3QaIS53ZWlxaS52MS5BbnN3ZXJDaGFsbGVuZ2VSZXNwb25zZRJWCg9DYW5jZWxDaGFsbGVuZ2USIC53ZWlxaS52MS5DYW5jZWxDaGFsbGVuZ2VSZXF1ZXN0GiEud2VpcWkudjEuQ2FuY2VsQ2hhbGxlbmdlUmVzcG9uc2USUwoOTGlzdENoYWxsZW5nZXMSHy53ZWlxaS52MS5MaXN0Q2hhbGxlbmdlc1JlcXVlc3QaIC53ZWlxaS52MS5MaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEjUKBFNlZWsSFS53ZWlxaS52MS5TZWVrUmVxdWVzdBoWLndlaXFpLnYxLlNlZWtSZXNwb25zZRJHCgpDYW5jZWxTZWVrEhsud2VpcWkudjEuQ2FuY2VsU2Vla1JlcXVlc3QaHC53ZWlxaS52MS5DYW5jZWxTZWVrUmVzcG9uc2USPgoHR2V0U2VhdBIYLndlaXFpLnYxLkdldFNlYXRSZXF1ZXN0Ghkud2VpcWkudjEuR2V0U2VhdFJlc3BvbnNlEkwKC1dhdGNoUGxheWVyEhwud2VpcWkudjEuV2F0Y2hQbGF5ZXJSZXF1ZXN0Gh0ud2VpcWkudjEuV2F0Y2hQbGF5ZXJSZXNwb25zZTABYgZwcm90bzM", [file_weiqi_v1_game]);
+
+/**
+ * @generated from message weiqi.v1.ChallengeInfo
+ */
+export type ChallengeInfo = Message<"weiqi.v1.ChallengeInfo"> & {
+  /**
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+
+  /**
+   * @generated from field: weiqi.v1.SeatPlayer challenger = 2;
+   */
+  challenger?: SeatPlayer | undefined;
+
+  /**
+   * @generated from field: weiqi.v1.SeatPlayer challenged = 3;
+   */
+  challenged?: SeatPlayer | undefined;
+
+  /**
+   * @generated from field: weiqi.v1.GameSettings settings = 4;
+   */
+  settings?: GameSettings | undefined;
+
+  /**
+   * @generated from field: weiqi.v1.ChallengeStatus status = 5;
+   */
+  status: ChallengeStatus;
+
+  /**
+   * @generated from field: weiqi.v1.DeclineReason decline_reason = 6;
+   */
+  declineReason: DeclineReason;
+
+  /**
+   * The game, once accepted.
+   *
+   * @generated from field: string game_id = 7;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: int64 created_ms = 8;
+   */
+  createdMs: bigint;
+
+  /**
+   * @generated from field: int64 expires_ms = 9;
+   */
+  expiresMs: bigint;
+};
+
+/**
+ * Describes the message weiqi.v1.ChallengeInfo.
+ * Use `create(ChallengeInfoSchema)` to create a new message.
+ */
+export const ChallengeInfoSchema: GenMessage<ChallengeInfo> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 0);
+
+/**
+ * @generated from message weiqi.v1.ChallengeRequest
+ */
+export type ChallengeRequest = Message<"weiqi.v1.ChallengeRequest"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: weiqi.v1.GameSettings settings = 2;
+   */
+  settings?: GameSettings | undefined;
+};
+
+/**
+ * Describes the message weiqi.v1.ChallengeRequest.
+ * Use `create(ChallengeRequestSchema)` to create a new message.
+ */
+export const ChallengeRequestSchema: GenMessage<ChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 1);
+
+/**
+ * @generated from message weiqi.v1.ChallengeResponse
+ */
+export type ChallengeResponse = Message<"weiqi.v1.ChallengeResponse"> & {
+  /**
+   * @generated from field: weiqi.v1.ChallengeInfo challenge = 1;
+   */
+  challenge?: ChallengeInfo | undefined;
+};
+
+/**
+ * Describes the message weiqi.v1.ChallengeResponse.
+ * Use `create(ChallengeResponseSchema)` to create a new message.
+ */
+export const ChallengeResponseSchema: GenMessage<ChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 2);
+
+/**
+ * @generated from message weiqi.v1.AnswerChallengeRequest
+ */
+export type AnswerChallengeRequest = Message<"weiqi.v1.AnswerChallengeRequest"> & {
+  /**
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+
+  /**
+   * @generated from field: bool accept = 2;
+   */
+  accept: boolean;
+
+  /**
+   * When declining (GENERIC when unspecified).
+   *
+   * @generated from field: weiqi.v1.DeclineReason reason = 3;
+   */
+  reason: DeclineReason;
+};
+
+/**
+ * Describes the message weiqi.v1.AnswerChallengeRequest.
+ * Use `create(AnswerChallengeRequestSchema)` to create a new message.
+ */
+export const AnswerChallengeRequestSchema: GenMessage<AnswerChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 3);
+
+/**
+ * @generated from message weiqi.v1.AnswerChallengeResponse
+ */
+export type AnswerChallengeResponse = Message<"weiqi.v1.AnswerChallengeResponse"> & {
+  /**
+   * @generated from field: weiqi.v1.ChallengeInfo challenge = 1;
+   */
+  challenge?: ChallengeInfo | undefined;
+
+  /**
+   * Accepted: the game and the caller's seat in it.
+   *
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message weiqi.v1.AnswerChallengeResponse.
+ * Use `create(AnswerChallengeResponseSchema)` to create a new message.
+ */
+export const AnswerChallengeResponseSchema: GenMessage<AnswerChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 4);
+
+/**
+ * @generated from message weiqi.v1.CancelChallengeRequest
+ */
+export type CancelChallengeRequest = Message<"weiqi.v1.CancelChallengeRequest"> & {
+  /**
+   * @generated from field: string challenge_id = 1;
+   */
+  challengeId: string;
+};
+
+/**
+ * Describes the message weiqi.v1.CancelChallengeRequest.
+ * Use `create(CancelChallengeRequestSchema)` to create a new message.
+ */
+export const CancelChallengeRequestSchema: GenMessage<CancelChallengeRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 5);
+
+/**
+ * @generated from message weiqi.v1.CancelChallengeResponse
+ */
+export type CancelChallengeResponse = Message<"weiqi.v1.CancelChallengeResponse"> & {
+  /**
+   * @generated from field: weiqi.v1.ChallengeInfo challenge = 1;
+   */
+  challenge?: ChallengeInfo | undefined;
+};
+
+/**
+ * Describes the message weiqi.v1.CancelChallengeResponse.
+ * Use `create(CancelChallengeResponseSchema)` to create a new message.
+ */
+export const CancelChallengeResponseSchema: GenMessage<CancelChallengeResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 6);
+
+/**
+ * @generated from message weiqi.v1.ListChallengesRequest
+ */
+export type ListChallengesRequest = Message<"weiqi.v1.ListChallengesRequest"> & {
+};
+
+/**
+ * Describes the message weiqi.v1.ListChallengesRequest.
+ * Use `create(ListChallengesRequestSchema)` to create a new message.
+ */
+export const ListChallengesRequestSchema: GenMessage<ListChallengesRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 7);
+
+/**
+ * @generated from message weiqi.v1.ListChallengesResponse
+ */
+export type ListChallengesResponse = Message<"weiqi.v1.ListChallengesResponse"> & {
+  /**
+   * @generated from field: repeated weiqi.v1.ChallengeInfo challenges = 1;
+   */
+  challenges: ChallengeInfo[];
+};
+
+/**
+ * Describes the message weiqi.v1.ListChallengesResponse.
+ * Use `create(ListChallengesResponseSchema)` to create a new message.
+ */
+export const ListChallengesResponseSchema: GenMessage<ListChallengesResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 8);
+
+/**
+ * @generated from message weiqi.v1.SeekRequest
+ */
+export type SeekRequest = Message<"weiqi.v1.SeekRequest"> & {
+  /**
+   * 9, 13 and/or 19, preferred first.
+   *
+   * @generated from field: repeated uint32 board_sizes = 1;
+   */
+  boardSizes: number[];
+
+  /**
+   * Main time accepted, seconds (at most 3 hours); the game gets the shortest both
+   * seekers accept, then byo-yomi 3 x 30 s.
+   *
+   * @generated from field: uint32 main_time_min_s = 2;
+   */
+  mainTimeMinS: number;
+
+  /**
+   * @generated from field: uint32 main_time_max_s = 3;
+   */
+  mainTimeMaxS: number;
+
+  /**
+   * @generated from field: bool rated = 4;
+   */
+  rated: boolean;
+
+  /**
+   * Rating difference accepted at once (300 when 0, at most 1000); it widens by 10 a
+   * second of waiting, up to 1000.
+   *
+   * @generated from field: uint32 rating_window = 5;
+   */
+  ratingWindow: number;
+
+  /**
+   * Accept a handicap game when both seekers do and their ranks differ.
+   *
+   * @generated from field: bool handicap = 6;
+   */
+  handicap: boolean;
+};
+
+/**
+ * Describes the message weiqi.v1.SeekRequest.
+ * Use `create(SeekRequestSchema)` to create a new message.
+ */
+export const SeekRequestSchema: GenMessage<SeekRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 9);
+
+/**
+ * @generated from message weiqi.v1.SeekResponse
+ */
+export type SeekResponse = Message<"weiqi.v1.SeekResponse"> & {
+  /**
+   * @generated from field: string seek_id = 1;
+   */
+  seekId: string;
+};
+
+/**
+ * Describes the message weiqi.v1.SeekResponse.
+ * Use `create(SeekResponseSchema)` to create a new message.
+ */
+export const SeekResponseSchema: GenMessage<SeekResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 10);
+
+/**
+ * @generated from message weiqi.v1.CancelSeekRequest
+ */
+export type CancelSeekRequest = Message<"weiqi.v1.CancelSeekRequest"> & {
+  /**
+   * @generated from field: string seek_id = 1;
+   */
+  seekId: string;
+};
+
+/**
+ * Describes the message weiqi.v1.CancelSeekRequest.
+ * Use `create(CancelSeekRequestSchema)` to create a new message.
+ */
+export const CancelSeekRequestSchema: GenMessage<CancelSeekRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 11);
+
+/**
+ * @generated from message weiqi.v1.CancelSeekResponse
+ */
+export type CancelSeekResponse = Message<"weiqi.v1.CancelSeekResponse"> & {
+};
+
+/**
+ * Describes the message weiqi.v1.CancelSeekResponse.
+ * Use `create(CancelSeekResponseSchema)` to create a new message.
+ */
+export const CancelSeekResponseSchema: GenMessage<CancelSeekResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 12);
+
+/**
+ * @generated from message weiqi.v1.GetSeatRequest
+ */
+export type GetSeatRequest = Message<"weiqi.v1.GetSeatRequest"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message weiqi.v1.GetSeatRequest.
+ * Use `create(GetSeatRequestSchema)` to create a new message.
+ */
+export const GetSeatRequestSchema: GenMessage<GetSeatRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 13);
+
+/**
+ * @generated from message weiqi.v1.GetSeatResponse
+ */
+export type GetSeatResponse = Message<"weiqi.v1.GetSeatResponse"> & {
+  /**
+   * @generated from field: string seat_token = 1;
+   */
+  seatToken: string;
+
+  /**
+   * @generated from field: weiqi.v1.GameState state = 2;
+   */
+  state?: GameState | undefined;
+};
+
+/**
+ * Describes the message weiqi.v1.GetSeatResponse.
+ * Use `create(GetSeatResponseSchema)` to create a new message.
+ */
+export const GetSeatResponseSchema: GenMessage<GetSeatResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 14);
+
+/**
+ * @generated from message weiqi.v1.WatchPlayerRequest
+ */
+export type WatchPlayerRequest = Message<"weiqi.v1.WatchPlayerRequest"> & {
+  /**
+   * @generated from field: uint64 after_seq = 1;
+   */
+  afterSeq: bigint;
+};
+
+/**
+ * Describes the message weiqi.v1.WatchPlayerRequest.
+ * Use `create(WatchPlayerRequestSchema)` to create a new message.
+ */
+export const WatchPlayerRequestSchema: GenMessage<WatchPlayerRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 15);
+
+/**
+ * @generated from message weiqi.v1.WatchPlayerResponse
+ */
+export type WatchPlayerResponse = Message<"weiqi.v1.WatchPlayerResponse"> & {
+  /**
+   * Increasing; 0 for `subscribed`.
+   *
+   * @generated from field: uint64 seq = 1;
+   */
+  seq: bigint;
+
+  /**
+   * @generated from field: int64 time_ms = 2;
+   */
+  timeMs: bigint;
+
+  /**
+   * @generated from oneof weiqi.v1.WatchPlayerResponse.event
+   */
+  event: {
+    /**
+     * The stream is live (the player counts as online from here).
+     *
+     * @generated from field: weiqi.v1.Subscribed subscribed = 3;
+     */
+    value: Subscribed;
+    case: "subscribed";
+  } | {
+    /**
+     * @generated from field: weiqi.v1.ChallengeInfo challenge_received = 4;
+     */
+    value: ChallengeInfo;
+    case: "challengeReceived";
+  } | {
+    /**
+     * A challenge made or received was accepted, declined, cancelled or expired.
+     *
+     * @generated from field: weiqi.v1.ChallengeInfo challenge_answered = 5;
+     */
+    value: ChallengeInfo;
+    case: "challengeAnswered";
+  } | {
+    /**
+     * @generated from field: weiqi.v1.Matched matched = 6;
+     */
+    value: Matched;
+    case: "matched";
+  } | {
+    /**
+     * @generated from field: weiqi.v1.GameStarted game_started = 7;
+     */
+    value: GameStarted;
+    case: "gameStarted";
+  } | {
+    /**
+     * @generated from field: weiqi.v1.GameEnded game_ended = 8;
+     */
+    value: GameEnded;
+    case: "gameEnded";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message weiqi.v1.WatchPlayerResponse.
+ * Use `create(WatchPlayerResponseSchema)` to create a new message.
+ */
+export const WatchPlayerResponseSchema: GenMessage<WatchPlayerResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 16);
+
+/**
+ * @generated from message weiqi.v1.Subscribed
+ */
+export type Subscribed = Message<"weiqi.v1.Subscribed"> & {
+};
+
+/**
+ * Describes the message weiqi.v1.Subscribed.
+ * Use `create(SubscribedSchema)` to create a new message.
+ */
+export const SubscribedSchema: GenMessage<Subscribed> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 17);
+
+/**
+ * @generated from message weiqi.v1.Matched
+ */
+export type Matched = Message<"weiqi.v1.Matched"> & {
+  /**
+   * @generated from field: string seek_id = 1;
+   */
+  seekId: string;
+
+  /**
+   * @generated from field: string game_id = 2;
+   */
+  gameId: string;
+
+  /**
+   * The player's seat in the game (it starts at once; game_started follows).
+   *
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message weiqi.v1.Matched.
+ * Use `create(MatchedSchema)` to create a new message.
+ */
+export const MatchedSchema: GenMessage<Matched> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 18);
+
+/**
+ * @generated from message weiqi.v1.GameStarted
+ */
+export type GameStarted = Message<"weiqi.v1.GameStarted"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * For games the server paired; empty when the player already holds the seat's token.
+   *
+   * @generated from field: string seat_token = 2;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message weiqi.v1.GameStarted.
+ * Use `create(GameStartedSchema)` to create a new message.
+ */
+export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 19);
+
+/**
+ * @generated from message weiqi.v1.GameEnded
+ */
+export type GameEnded = Message<"weiqi.v1.GameEnded"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * As SGF writes it: B+R, W+3.5, 0 (a draw), Void.
+   *
+   * @generated from field: string result = 2;
+   */
+  result: string;
+};
+
+/**
+ * Describes the message weiqi.v1.GameEnded.
+ * Use `create(GameEndedSchema)` to create a new message.
+ */
+export const GameEndedSchema: GenMessage<GameEnded> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 20);
 
 /**
  * A player's Glicko-2 rating at one board size.
@@ -65,7 +601,7 @@ export type Rating = Message<"weiqi.v1.Rating"> & {
  * Use `create(RatingSchema)` to create a new message.
  */
 export const RatingSchema: GenMessage<Rating> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 0);
+  messageDesc(file_weiqi_v1_player, 21);
 
 /**
  * @generated from message weiqi.v1.Player
@@ -106,7 +642,7 @@ export type Player = Message<"weiqi.v1.Player"> & {
  * Use `create(PlayerSchema)` to create a new message.
  */
 export const PlayerSchema: GenMessage<Player> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 1);
+  messageDesc(file_weiqi_v1_player, 22);
 
 /**
  * @generated from message weiqi.v1.RegisterGuestRequest
@@ -125,7 +661,7 @@ export type RegisterGuestRequest = Message<"weiqi.v1.RegisterGuestRequest"> & {
  * Use `create(RegisterGuestRequestSchema)` to create a new message.
  */
 export const RegisterGuestRequestSchema: GenMessage<RegisterGuestRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 2);
+  messageDesc(file_weiqi_v1_player, 23);
 
 /**
  * @generated from message weiqi.v1.RegisterGuestResponse
@@ -149,7 +685,7 @@ export type RegisterGuestResponse = Message<"weiqi.v1.RegisterGuestResponse"> & 
  * Use `create(RegisterGuestResponseSchema)` to create a new message.
  */
 export const RegisterGuestResponseSchema: GenMessage<RegisterGuestResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 3);
+  messageDesc(file_weiqi_v1_player, 24);
 
 /**
  * @generated from message weiqi.v1.WhoAmIRequest
@@ -162,7 +698,7 @@ export type WhoAmIRequest = Message<"weiqi.v1.WhoAmIRequest"> & {
  * Use `create(WhoAmIRequestSchema)` to create a new message.
  */
 export const WhoAmIRequestSchema: GenMessage<WhoAmIRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 4);
+  messageDesc(file_weiqi_v1_player, 25);
 
 /**
  * @generated from message weiqi.v1.WhoAmIResponse
@@ -179,7 +715,7 @@ export type WhoAmIResponse = Message<"weiqi.v1.WhoAmIResponse"> & {
  * Use `create(WhoAmIResponseSchema)` to create a new message.
  */
 export const WhoAmIResponseSchema: GenMessage<WhoAmIResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 5);
+  messageDesc(file_weiqi_v1_player, 26);
 
 /**
  * @generated from message weiqi.v1.GetPlayerRequest
@@ -196,7 +732,7 @@ export type GetPlayerRequest = Message<"weiqi.v1.GetPlayerRequest"> & {
  * Use `create(GetPlayerRequestSchema)` to create a new message.
  */
 export const GetPlayerRequestSchema: GenMessage<GetPlayerRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 6);
+  messageDesc(file_weiqi_v1_player, 27);
 
 /**
  * @generated from message weiqi.v1.GetPlayerResponse
@@ -213,7 +749,7 @@ export type GetPlayerResponse = Message<"weiqi.v1.GetPlayerResponse"> & {
  * Use `create(GetPlayerResponseSchema)` to create a new message.
  */
 export const GetPlayerResponseSchema: GenMessage<GetPlayerResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 7);
+  messageDesc(file_weiqi_v1_player, 28);
 
 /**
  * @generated from message weiqi.v1.ListPlayersRequest
@@ -239,7 +775,7 @@ export type ListPlayersRequest = Message<"weiqi.v1.ListPlayersRequest"> & {
  * Use `create(ListPlayersRequestSchema)` to create a new message.
  */
 export const ListPlayersRequestSchema: GenMessage<ListPlayersRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 8);
+  messageDesc(file_weiqi_v1_player, 29);
 
 /**
  * @generated from message weiqi.v1.ListPlayersResponse
@@ -258,7 +794,7 @@ export type ListPlayersResponse = Message<"weiqi.v1.ListPlayersResponse"> & {
  * Use `create(ListPlayersResponseSchema)` to create a new message.
  */
 export const ListPlayersResponseSchema: GenMessage<ListPlayersResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 9);
+  messageDesc(file_weiqi_v1_player, 30);
 
 /**
  * @generated from message weiqi.v1.GetRatingHistoryRequest
@@ -287,7 +823,7 @@ export type GetRatingHistoryRequest = Message<"weiqi.v1.GetRatingHistoryRequest"
  * Use `create(GetRatingHistoryRequestSchema)` to create a new message.
  */
 export const GetRatingHistoryRequestSchema: GenMessage<GetRatingHistoryRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 10);
+  messageDesc(file_weiqi_v1_player, 31);
 
 /**
  * @generated from message weiqi.v1.RatingChange
@@ -341,7 +877,7 @@ export type RatingChange = Message<"weiqi.v1.RatingChange"> & {
  * Use `create(RatingChangeSchema)` to create a new message.
  */
 export const RatingChangeSchema: GenMessage<RatingChange> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 11);
+  messageDesc(file_weiqi_v1_player, 32);
 
 /**
  * @generated from message weiqi.v1.GetRatingHistoryResponse
@@ -358,7 +894,130 @@ export type GetRatingHistoryResponse = Message<"weiqi.v1.GetRatingHistoryRespons
  * Use `create(GetRatingHistoryResponseSchema)` to create a new message.
  */
 export const GetRatingHistoryResponseSchema: GenMessage<GetRatingHistoryResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 12);
+  messageDesc(file_weiqi_v1_player, 33);
+
+/**
+ * Why a challenge was declined: machine-readable, so that apps and bots can say it.
+ *
+ * @generated from enum weiqi.v1.DeclineReason
+ */
+export enum DeclineReason {
+  /**
+   * @generated from enum value: DECLINE_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_GENERIC = 1;
+   */
+  GENERIC = 1,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_LATER = 2;
+   */
+  LATER = 2,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_BOARD_SIZE = 3;
+   */
+  BOARD_SIZE = 3,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_KOMI = 4;
+   */
+  KOMI = 4,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_RULES = 5;
+   */
+  RULES = 5,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_TIME_CONTROL = 6;
+   */
+  TIME_CONTROL = 6,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_HANDICAP = 7;
+   */
+  HANDICAP = 7,
+
+  /**
+   * Wants casual games.
+   *
+   * @generated from enum value: DECLINE_REASON_RATED = 8;
+   */
+  RATED = 8,
+
+  /**
+   * Wants rated games.
+   *
+   * @generated from enum value: DECLINE_REASON_CASUAL = 9;
+   */
+  CASUAL = 9,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_TOO_MANY_GAMES = 10;
+   */
+  TOO_MANY_GAMES = 10,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_NO_BOTS = 11;
+   */
+  NO_BOTS = 11,
+
+  /**
+   * @generated from enum value: DECLINE_REASON_COLOR = 12;
+   */
+  COLOR = 12,
+}
+
+/**
+ * Describes the enum weiqi.v1.DeclineReason.
+ */
+export const DeclineReasonSchema: GenEnum<DeclineReason> = /*@__PURE__*/
+  enumDesc(file_weiqi_v1_player, 0);
+
+/**
+ * @generated from enum weiqi.v1.ChallengeStatus
+ */
+export enum ChallengeStatus {
+  /**
+   * @generated from enum value: CHALLENGE_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: CHALLENGE_STATUS_OPEN = 1;
+   */
+  OPEN = 1,
+
+  /**
+   * @generated from enum value: CHALLENGE_STATUS_ACCEPTED = 2;
+   */
+  ACCEPTED = 2,
+
+  /**
+   * @generated from enum value: CHALLENGE_STATUS_DECLINED = 3;
+   */
+  DECLINED = 3,
+
+  /**
+   * @generated from enum value: CHALLENGE_STATUS_CANCELLED = 4;
+   */
+  CANCELLED = 4,
+
+  /**
+   * @generated from enum value: CHALLENGE_STATUS_EXPIRED = 5;
+   */
+  EXPIRED = 5,
+}
+
+/**
+ * Describes the enum weiqi.v1.ChallengeStatus.
+ */
+export const ChallengeStatusSchema: GenEnum<ChallengeStatus> = /*@__PURE__*/
+  enumDesc(file_weiqi_v1_player, 1);
 
 /**
  * Players: who sits in a game, and their ratings.
@@ -421,6 +1080,96 @@ export const PlayerService: GenService<{
     methodKind: "unary";
     input: typeof GetRatingHistoryRequestSchema;
     output: typeof GetRatingHistoryResponseSchema;
+  },
+  /**
+   * Challenges a signed-in player to a game with these settings; the challenger hosts it
+   * (color_choice is the challenger's; NIGIRI is drawn by the server, as RANDOM).
+   * Refused: NOT_FOUND player_not_found, INVALID_ARGUMENT self_challenge or a bad
+   * setting, FAILED_PRECONDITION opponent_offline (no WatchPlayer stream open),
+   * RESOURCE_EXHAUSTED too_many_challenges (20 open). Open for 10 minutes.
+   *
+   * @generated from rpc weiqi.v1.PlayerService.Challenge
+   */
+  challenge: {
+    methodKind: "unary";
+    input: typeof ChallengeRequestSchema;
+    output: typeof ChallengeResponseSchema;
+  },
+  /**
+   * The challenged player accepts (the game is created at once; the answer carries the
+   * seat) or declines with a reason. FAILED_PRECONDITION challenge_closed or
+   * challenge_expired when it is no longer open; PERMISSION_DENIED not_challenged.
+   *
+   * @generated from rpc weiqi.v1.PlayerService.AnswerChallenge
+   */
+  answerChallenge: {
+    methodKind: "unary";
+    input: typeof AnswerChallengeRequestSchema;
+    output: typeof AnswerChallengeResponseSchema;
+  },
+  /**
+   * The challenger withdraws an open challenge.
+   *
+   * @generated from rpc weiqi.v1.PlayerService.CancelChallenge
+   */
+  cancelChallenge: {
+    methodKind: "unary";
+    input: typeof CancelChallengeRequestSchema;
+    output: typeof CancelChallengeResponseSchema;
+  },
+  /**
+   * The caller's open challenges, made and received, oldest first.
+   *
+   * @generated from rpc weiqi.v1.PlayerService.ListChallenges
+   */
+  listChallenges: {
+    methodKind: "unary";
+    input: typeof ListChallengesRequestSchema;
+    output: typeof ListChallengesResponseSchema;
+  },
+  /**
+   * Automatch: the server pairs compatible seeks, oldest first, widening the rating
+   * window as a seek waits; the pairing arrives on WatchPlayer (matched, then
+   * game_started). One open seek per player (ALREADY_EXISTS duplicate_seek).
+   *
+   * @generated from rpc weiqi.v1.PlayerService.Seek
+   */
+  seek: {
+    methodKind: "unary";
+    input: typeof SeekRequestSchema;
+    output: typeof SeekResponseSchema;
+  },
+  /**
+   * NOT_FOUND seek_not_found when it is no longer open (matched or cancelled).
+   *
+   * @generated from rpc weiqi.v1.PlayerService.CancelSeek
+   */
+  cancelSeek: {
+    methodKind: "unary";
+    input: typeof CancelSeekRequestSchema;
+    output: typeof CancelSeekResponseSchema;
+  },
+  /**
+   * The caller's seat token in a game the server paired (an accepted challenge, a match).
+   *
+   * @generated from rpc weiqi.v1.PlayerService.GetSeat
+   */
+  getSeat: {
+    methodKind: "unary";
+    input: typeof GetSeatRequestSchema;
+    output: typeof GetSeatResponseSchema;
+  },
+  /**
+   * The caller's events as they happen: first `subscribed`, then challenges, matches,
+   * games started and ended. While a stream is open the player is online (challenges
+   * need it). With after_seq, events after that one are replayed first.
+   *
+   * @generated from rpc weiqi.v1.PlayerService.WatchPlayer
+   */
+  watchPlayer: {
+    methodKind: "server_streaming";
+    input: typeof WatchPlayerRequestSchema;
+    output: typeof WatchPlayerResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_weiqi_v1_player, 0);
