@@ -8,7 +8,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .file_descriptor_set_path(out.join("weiqi_descriptor.bin"))
         .compile_protos(
-            &[root.join("weiqi/v1/game.proto"), root.join("weiqi/v1/player.proto")],
+            &[
+                root.join("weiqi/v1/game.proto"),
+                root.join("weiqi/v1/player.proto"),
+                root.join("weiqi/v1/tournament.proto"),
+            ],
             std::slice::from_ref(&root),
         )?;
     println!("cargo:rerun-if-changed={}", root.display());

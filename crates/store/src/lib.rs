@@ -61,12 +61,14 @@ mod phase;
 mod players;
 mod postgres;
 mod sqlite;
+mod tournaments;
 
 pub use matchmaking::{Challenge, ChallengeState, MatchStore, Pairing, PlayerEvent, PlayerEventKind, Seek};
 pub use memory::MemoryStore;
 pub use players::{HistoryRow, PlayerRecord, PlayerStore, RateFn, RatedGame, RatingRow};
 pub use postgres::PgStore;
 pub use sqlite::SqliteStore;
+pub use tournaments::{TournamentRow, TournamentStore};
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -399,8 +401,8 @@ impl<K: Hash + Eq> Gathered<K> {
     }
 }
 
-/// Everything the service keeps about players: accounts and ratings, challenges, seeks and
-/// feeds (both databases implement both).
-pub trait Accounts: PlayerStore + MatchStore {}
+/// Everything the service keeps about players: accounts and ratings, challenges, seeks,
+/// feeds and tournaments (both databases implement all).
+pub trait Accounts: PlayerStore + MatchStore + TournamentStore {}
 
-impl<T: PlayerStore + MatchStore> Accounts for T {}
+impl<T: PlayerStore + MatchStore + TournamentStore> Accounts for T {}

@@ -160,6 +160,9 @@ pub trait MatchStore: Send + Sync + 'static {
     /// (and nothing changed) when either was already gone.
     fn pair_seeks(&self, seeks: [(String, String); 2], pairing: Pairing) -> StoreFuture<'_, bool>;
     /// The pairing a game was made from.
+    /// Stores a pairing another system made (a tournament's board); `false` when it is
+    /// stored already.
+    fn add_pairing(&self, pairing: Pairing) -> StoreFuture<'_, bool>;
     fn pairing_of(&self, game_id: String) -> StoreFuture<'_, Option<Pairing>>;
     /// Pairings whose game nobody has started, written before `before_ms`.
     fn unstarted_pairings(&self, before_ms: u64) -> StoreFuture<'_, Vec<Pairing>>;
@@ -492,6 +495,24 @@ macro_rules! match_store {
                     push!(tx, told, pairing.created_ms, $sql);
                     tx.commit().await?;
                     Ok(true)
+                })
+            }
+
+            fn add_pairing(&self, pairing: Pairing) -> StoreFuture<'_, bool> {
+                Box::pin(async move {
+                    let q = $sql(
+                        "INSERT INTO pairings (pairing_id, game_id, started, body, created_ms)
+                         VALUES ($1, $2, FALSE, $3, $4) ON CONFLICT DO NOTHING",
+                    );
+                    Ok(sqlx::query(&q)
+                        .bind(&pairing.id)
+                        .bind(&pairing.game_id)
+                        .bind(json(&pairing)?)
+                        .bind(pairing.created_ms as i64)
+                        .execute(&self.$pool)
+                        .await?
+                        .rows_affected()
+                        == 1)
                 })
             }
 

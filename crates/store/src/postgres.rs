@@ -154,7 +154,8 @@ impl PgStore {
             .bind(SCHEMA_LOCK)
             .execute(&mut *tx)
             .await?;
-        let matchmaking = crate::matchmaking::schema("BIGSERIAL PRIMARY KEY");
+        let mut matchmaking = crate::matchmaking::schema("BIGSERIAL PRIMARY KEY");
+        matchmaking.extend(crate::tournaments::schema());
         for stmt in SCHEMA
             .iter()
             .chain(crate::players::SCHEMA)

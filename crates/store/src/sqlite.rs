@@ -122,7 +122,8 @@ impl SqliteStore {
                 sqlx::query(stmt).execute(&mut *tx).await?;
             }
         }
-        let matchmaking = crate::matchmaking::schema("INTEGER PRIMARY KEY AUTOINCREMENT");
+        let mut matchmaking = crate::matchmaking::schema("INTEGER PRIMARY KEY AUTOINCREMENT");
+        matchmaking.extend(crate::tournaments::schema());
         for stmt in SCHEMA
             .iter()
             .chain(crate::players::SCHEMA)

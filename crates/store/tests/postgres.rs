@@ -244,3 +244,9 @@ async fn postgres_challenges_seeks_and_feeds() {
     let Some(url) = pg("matchmaking").await else { return };
     matchmaking_on(PgStore::open(&url).await.unwrap()).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_tournaments_and_their_pairings() {
+    let Some(url) = pg("tournaments").await else { return };
+    tournaments_on(PgStore::open(&url).await.unwrap()).await;
+}

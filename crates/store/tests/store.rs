@@ -213,3 +213,9 @@ async fn challenges_seeks_and_feeds() {
     let (store, _dir) = open("matchmaking").await;
     matchmaking_on(store).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tournaments_and_their_pairings() {
+    let (store, _dir) = open("tournaments").await;
+    tournaments_on(store).await;
+}

@@ -26,6 +26,7 @@ pub mod requests;
 pub mod rpc_metrics;
 pub mod service;
 pub mod status;
+pub mod tournaments;
 pub mod transport;
 pub mod web;
 
@@ -185,6 +186,9 @@ async fn serve<S: EventStore>(
         feed_wake: hub.player_events.clone(),
     });
     tokio::spawn(matchmaker.clone().run(stop_rx.clone()));
+    // Tournaments: the director moves every running one on, on every server.
+    let tournaments = Arc::new(tournaments::Tournaments::new(player_store.clone(), hub.clone()));
+    tokio::spawn(tournaments::director::run(tournaments.clone(), stop_rx.clone()));
 
     let listener = TcpListener::bind(&cfg.listen)
         .await
@@ -215,7 +219,7 @@ async fn serve<S: EventStore>(
     )
     .max_decoding_message_size(limits.max_message_bytes);
     let player_svc = weiqi_proto::v1::player_service_server::PlayerServiceServer::new(players::PlayerSvc {
-        players,
+        players: players.clone(),
         time: hub.time,
         host: hub.clone(),
         feed,
@@ -223,8 +227,16 @@ async fn serve<S: EventStore>(
         default_lag_ms: cfg.lag_allowance_ms,
         stop: stop_rx.clone(),
     });
+    let tournament_svc =
+        weiqi_proto::v1::tournament_service_server::TournamentServiceServer::new(tournaments::service::TournamentSvc {
+            core: tournaments,
+            players: players.clone(),
+            default_lag_ms: cfg.lag_allowance_ms,
+            stop: stop_rx.clone(),
+        });
     let web_grpc = tonic::service::Routes::new(svc.clone())
         .add_service(player_svc.clone())
+        .add_service(tournament_svc.clone())
         .add_service(health_svc.clone())
         .into_axum_router()
         .layer(tonic_web::GrpcWebLayer::new());
@@ -257,6 +269,7 @@ async fn serve<S: EventStore>(
         .add_service(reflection_v1alpha)
         .add_service(svc)
         .add_service(player_svc)
+        .add_service(tournament_svc)
         // Our own listener (bound above, to learn the port) loses the builder's TCP_NODELAY:
         // set it here. With Nagle's algorithm on, answers waited for the client's ACKs.
         .serve_with_incoming_shutdown(

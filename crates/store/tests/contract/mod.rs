@@ -544,3 +544,126 @@ pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
     store.drop_pending_rating("g1".into()).await.unwrap();
     assert!(store.pending_ratings(10).await.unwrap().is_empty());
 }
+
+/// Tournaments: an append lands only on the log's exact length (two servers deciding the
+/// same step: one wins); the listing follows the phase; a tournament's pairings are stored
+/// once.
+pub async fn tournaments_on<S: weiqi_store::TournamentStore + weiqi_store::MatchStore + Clone + 'static>(store: S) {
+    use weiqi_game::PlayerRef;
+    use weiqi_store::Pairing;
+    use weiqi_tournament::{Entrant, Seeding, TournamentEvent, TournamentPhase, TournamentSettings};
+    let settings = TournamentSettings {
+        name: "Cup".into(),
+        groups: 1,
+        group_size: 4,
+        game: Settings::casual(9),
+        seeding: Seeding::Random,
+        knockout: false,
+        round_starts_ms: vec![],
+        round_break_ms: 0,
+        check_in_window_ms: 0,
+    };
+    let created = TournamentEvent::Created {
+        id: "t1".into(),
+        settings,
+        organizer: "o".into(),
+        at_ms: 5,
+    };
+    let entrant = |k: u32| TournamentEvent::Registered {
+        entrant: Entrant {
+            player_id: format!("p{k}"),
+            name: format!("P{k}"),
+            bot: false,
+            rating: 1500.0,
+        },
+    };
+    let reg = TournamentPhase::Registration;
+    assert!(
+        store
+            .append_tournament("t1".into(), 0, vec![created.clone()], reg)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .append_tournament("t1".into(), 0, vec![created.clone()], reg)
+            .await
+            .unwrap(),
+        "created twice"
+    );
+    assert!(
+        store
+            .append_tournament("t1".into(), 1, vec![entrant(1), entrant(2)], reg)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .append_tournament("t1".into(), 1, vec![entrant(3)], reg)
+            .await
+            .unwrap(),
+        "stale"
+    );
+    assert!(
+        !store
+            .append_tournament("t1".into(), 5, vec![entrant(3)], reg)
+            .await
+            .unwrap(),
+        "ahead"
+    );
+    // Racing appends of the same step: exactly one lands.
+    let racers: Vec<_> = (0..4)
+        .map(|k| {
+            let s = store.clone();
+            tokio::spawn(async move {
+                s.append_tournament("t1".into(), 3, vec![entrant(10 + k)], reg)
+                    .await
+                    .unwrap()
+            })
+        })
+        .collect();
+    let mut won = 0;
+    for r in racers {
+        won += usize::from(r.await.unwrap());
+    }
+    assert_eq!(won, 1);
+    let events = store.tournament_events("t1".into()).await.unwrap();
+    assert_eq!(events.len(), 4);
+    assert_eq!(events[0], created);
+    assert_eq!(events[1], entrant(1));
+    assert!(store.tournament_events("nope".into()).await.unwrap().is_empty());
+    let rows = store.tournaments(true, 10).await.unwrap();
+    assert_eq!((rows.len(), rows[0].name.as_str(), rows[0].phase), (1, "Cup", reg));
+    let done = TournamentEvent::Finished {
+        champion: None,
+        at_ms: 9,
+    };
+    assert!(
+        store
+            .append_tournament("t1".into(), 4, vec![done], TournamentPhase::Finished)
+            .await
+            .unwrap()
+    );
+    assert!(store.tournaments(true, 10).await.unwrap().is_empty());
+    assert_eq!(
+        store.tournaments(false, 10).await.unwrap()[0].phase,
+        TournamentPhase::Finished
+    );
+    // A tournament board's pairing: stored once, found by its game.
+    let who = |id: &str| PlayerRef {
+        id: id.into(),
+        name: id.into(),
+        bot: false,
+    };
+    let p = Pairing {
+        id: "t:t1:r1:g0:b0:a0".into(),
+        game_id: "tg1".into(),
+        host: who("p1"),
+        guest: who("p2"),
+        settings: Settings::casual(9),
+        created_ms: 7,
+    };
+    assert!(store.add_pairing(p.clone()).await.unwrap());
+    assert!(!store.add_pairing(p.clone()).await.unwrap());
+    assert_eq!(store.pairing_of("tg1".into()).await.unwrap(), Some(p));
+}

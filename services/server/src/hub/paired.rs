@@ -32,6 +32,8 @@ pub trait GameHost: Send + Sync + 'static {
     /// Refuses settings a game `host` creates would refuse, as creating it would.
     fn check_settings(&self, s: &Settings, host: &PlayerRef) -> Result<(), HubError>;
     fn game_view<'a>(self: Arc<Self>, game_id: &'a str) -> HubFuture<'a, GameView>;
+    /// The game's record (none before it has a board).
+    fn game_sgf<'a>(self: Arc<Self>, game_id: &'a str) -> HubFuture<'a, Option<String>>;
     /// See [`Hub::recover_ratings`].
     fn recover_ratings(self: Arc<Self>) -> Pin<Box<dyn Future<Output = usize> + Send>>;
 }
@@ -94,6 +96,10 @@ impl<S: EventStore> GameHost for Hub<S> {
 
     fn game_view<'a>(self: Arc<Self>, game_id: &'a str) -> HubFuture<'a, GameView> {
         Box::pin(async move { self.view(game_id).await })
+    }
+
+    fn game_sgf<'a>(self: Arc<Self>, game_id: &'a str) -> HubFuture<'a, Option<String>> {
+        Box::pin(async move { self.sgf(game_id).await })
     }
 
     fn recover_ratings(self: Arc<Self>) -> Pin<Box<dyn Future<Output = usize> + Send>> {

@@ -1,0 +1,243 @@
+//! Tournaments (C9) on the service: the store's event log folded by `weiqi-tournament`,
+//! the games its rounds need created through the hub, and the `TournamentService` edge.
+//!
+//! Every change is decide, then append with the length the decision saw: of two servers
+//! (or two calls) deciding at once, one append lands and the other decides again on the
+//! new state. The director (`director.rs`) runs on every server and does what nobody asks
+//! for: creating the round's games, recording their results, pairing the next round, so a
+//! tournament goes on when any one server goes away.
+
+pub mod convert;
+pub mod director;
+pub mod service;
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use tonic::{Code, Status};
+use weiqi_game::weiqi_rules::Color;
+use weiqi_game::{EndReason, GameResult, PlayerRef};
+use weiqi_store::{Accounts, Pairing};
+use weiqi_tournament::{Board, Outcome, Round, Tournament, TournamentError, TournamentEvent, TournamentPhase};
+
+use crate::hub::GameHost;
+use crate::status;
+
+/// How often a decision is tried again after losing an append race.
+const MAX_RACES: usize = 8;
+
+/// What the service and the director share.
+pub struct Tournaments {
+    pub store: Arc<dyn Accounts>,
+    pub host: Arc<dyn GameHost>,
+    /// Woken on every change this server makes (watchers also poll, for other servers').
+    pub changed: Arc<tokio::sync::Notify>,
+    /// Pairings whose game this server has created (so the director does it once).
+    started: Mutex<HashSet<String>>,
+}
+
+impl Tournaments {
+    pub fn new(store: Arc<dyn Accounts>, host: Arc<dyn GameHost>) -> Tournaments {
+        Tournaments {
+            store,
+            host,
+            changed: Arc::new(tokio::sync::Notify::new()),
+            started: Mutex::new(HashSet::new()),
+        }
+    }
+
+    /// The tournament as stored; NOT_FOUND when there is none.
+    pub async fn load(&self, id: &str) -> Result<Tournament, Status> {
+        let events = self
+            .store
+            .tournament_events(id.to_string())
+            .await
+            .map_err(status::store)?;
+        if events.is_empty() {
+            return Err(status::error(
+                Code::NotFound,
+                "tournament_not_found",
+                format!("no tournament {id}"),
+                &[("tournament_id", id)],
+            ));
+        }
+        Tournament::fold(&events).map_err(|e| tournament_error(&e))
+    }
+
+    /// Decides on the stored state and appends, again on a lost race; then creates the
+    /// games the change paired. Returns the tournament after it.
+    pub async fn change(
+        &self,
+        id: &str,
+        decide: impl Fn(&Tournament) -> Result<Vec<TournamentEvent>, TournamentError>,
+    ) -> Result<Tournament, Status> {
+        for _ in 0..MAX_RACES {
+            let mut t = self.load(id).await?;
+            let events = decide(&t).map_err(|e| tournament_error(&e))?;
+            if events.is_empty() {
+                return Ok(t);
+            }
+            for e in &events {
+                t.apply(e).map_err(|e| tournament_error(&e))?;
+            }
+            let expected = t.version - events.len() as u64;
+            if self
+                .store
+                .append_tournament(id.to_string(), expected, events, t.phase)
+                .await
+                .map_err(status::store)?
+            {
+                self.changed.notify_waiters();
+                self.start_games(&t).await;
+                return Ok(t);
+            }
+        }
+        Err(status::error(
+            Code::Aborted,
+            "conflict",
+            "the tournament kept changing under this call; retry",
+            &[("tournament_id", id)],
+        ))
+    }
+
+    /// Stores the pairing of every open board and creates its game (both again after a
+    /// restart: each step is idempotent). A failure is logged and retried by the director.
+    pub async fn start_games(&self, t: &Tournament) {
+        for (round, board) in t.open_boards() {
+            if self.started.lock().expect("poisoned").contains(&board.pairing_id) {
+                continue;
+            }
+            let Some(p) = pairing(t, round, board, self.host.now_ms()) else {
+                continue;
+            };
+            let started = async {
+                self.store.add_pairing(p.clone()).await.map_err(status::store)?;
+                self.host.clone().start_paired(&p).await.map_err(status::hub_error)?;
+                let _ = self.store.pairing_started(p.id.clone()).await;
+                Ok::<_, Status>(())
+            };
+            match started.await {
+                Ok(()) => {
+                    self.started.lock().expect("poisoned").insert(board.pairing_id.clone());
+                }
+                Err(e) => {
+                    tracing::warn!(tournament = %t.id, pairing = %p.id, error = %e.message(), "creating a tournament game failed")
+                }
+            }
+        }
+    }
+
+    /// One step of the director for one tournament: results of finished games recorded,
+    /// then the next round (or the end) if this one is complete.
+    pub async fn direct(&self, id: &str) -> Result<(), Status> {
+        let t = self.load(id).await?;
+        if t.phase != TournamentPhase::Running {
+            return Ok(());
+        }
+        self.start_games(&t).await;
+        for (_, board) in t.open_boards() {
+            let view = match self.host.clone().game_view(&board.game_id).await {
+                Ok(v) => v,
+                // Not created yet (its creation failed above): the next pass.
+                Err(_) => continue,
+            };
+            let Some(outcome) = view.result.as_ref().map(outcome_of) else {
+                continue;
+            };
+            let game_id = board.game_id.clone();
+            let host = self.host.clone();
+            let now = self.host.now_ms();
+            let recorded = self
+                .change(id, |t| {
+                    let ids = |p: &str| host.paired_game_id(p);
+                    match t.record(&game_id, outcome, &ids, now) {
+                        // Recorded meanwhile by another server.
+                        Err(TournamentError::NotOurGame(_)) => Ok(Vec::new()),
+                        r => r,
+                    }
+                })
+                .await;
+            recorded?;
+        }
+        let host = self.host.clone();
+        let now = self.host.now_ms();
+        self.change(id, |t| t.advance(now, &|p: &str| host.paired_game_id(p)))
+            .await?;
+        Ok(())
+    }
+}
+
+/// The pairing of a board's game: Black hosts, White's seat is kept for them.
+fn pairing(t: &Tournament, round: &Round, board: &Board, now_ms: u64) -> Option<Pairing> {
+    let player = |id: &Option<String>| {
+        let id = id.as_ref()?;
+        let e = t.entrant(id)?;
+        Some(PlayerRef {
+            id: e.player_id.clone(),
+            name: e.name.clone(),
+            bot: e.bot,
+        })
+    };
+    Some(Pairing {
+        id: board.pairing_id.clone(),
+        game_id: board.game_id.clone(),
+        host: player(&board.black)?,
+        guest: player(&board.white)?,
+        settings: t.game_settings(round, board),
+        created_ms: now_ms,
+    })
+}
+
+/// How a game's result counts in the tournament.
+pub fn outcome_of(r: &GameResult) -> Outcome {
+    match (r.winner, r.reason) {
+        (Some(Color::Black), _) => Outcome::BlackWins,
+        (Some(Color::White), _) => Outcome::WhiteWins,
+        (None, EndReason::DoubleForfeit) => Outcome::BothLose,
+        (None, EndReason::DrawByAgreement | EndReason::Score) => Outcome::Draw,
+        // No result (C7), and a game cancelled (never, for a paired game): played again.
+        (None, _) => Outcome::NoResult,
+    }
+}
+
+/// A tournament's refusal as a status with its reason.
+pub fn tournament_error(e: &TournamentError) -> Status {
+    let msg = e.to_string();
+    let (code, reason) = match e {
+        TournamentError::InvalidSettings(_) => (Code::InvalidArgument, "invalid_tournament_settings"),
+        TournamentError::WrongPhase { .. } => (Code::FailedPrecondition, "wrong_tournament_phase"),
+        TournamentError::AlreadyRegistered(_) => (Code::AlreadyExists, "already_registered"),
+        TournamentError::Full { .. } => (Code::ResourceExhausted, "tournament_full"),
+        TournamentError::NotRegistered(_) => (Code::FailedPrecondition, "not_registered"),
+        TournamentError::NotOrganizer => (Code::PermissionDenied, "not_organizer"),
+        TournamentError::TooFewPlayers { .. } => (Code::FailedPrecondition, "too_few_players"),
+        TournamentError::NotOurGame(_) => (Code::NotFound, "not_a_tournament_game"),
+        TournamentError::Corrupt(_) => (Code::Internal, "corrupt_tournament"),
+    };
+    status::error(code, reason, msg, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_count_as_c9_and_c4_say() {
+        let r = |winner, reason| GameResult {
+            winner,
+            reason,
+            score: None,
+        };
+        assert_eq!(
+            outcome_of(&r(Some(Color::White), EndReason::Forfeit)),
+            Outcome::WhiteWins
+        );
+        assert_eq!(
+            outcome_of(&r(Some(Color::Black), EndReason::Penalty)),
+            Outcome::BlackWins
+        );
+        assert_eq!(outcome_of(&r(None, EndReason::DoubleForfeit)), Outcome::BothLose);
+        assert_eq!(outcome_of(&r(None, EndReason::Score)), Outcome::Draw);
+        assert_eq!(outcome_of(&r(None, EndReason::NoResult)), Outcome::NoResult);
+    }
+}
