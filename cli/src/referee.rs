@@ -6,7 +6,8 @@
 //! "server", "cmd": COMMAND}`, or `{"t": MS}` alone to let time pass. Commands are the
 //! library's, in JSON (`{"play": {"point": {"x": 3, "y": 3}}}`), with shorthands: a bare
 //! name for commands without arguments (`"pass"`, `"resign"`), and GTP vertices for points
-//! and sealed moves (`{"play": "D4"}`, `{"seal": {"mv": "D4", "nonce": "..."}}`).
+//! and sealed moves (`{"play": "D4"}`, `{"seal": {"mv": "D4", "nonce": "..."}}`) and seat
+//! stones of the variant (`{"place_seat_stone": "D4"}`).
 //! Output: one JSON line per event (`{"event": ...}`) or rejection (`{"rejected": ...}`),
 //! then `{"final": ...}`. Deterministic for a given script.
 
@@ -44,6 +45,11 @@ fn normalize(cmd: &Value, size: u8) -> anyhow::Result<Value> {
         && play.is_string()
     {
         *play = json!({ "point": vertex(play, size)? });
+    }
+    if let Some(stone) = cmd.get_mut("place_seat_stone")
+        && stone.is_string()
+    {
+        *stone = json!({ "point": vertex(stone, size)? });
     }
     if let Some(mv) = cmd.get_mut("seal").and_then(|s| s.get_mut("mv"))
         && mv.is_string()

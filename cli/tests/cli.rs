@@ -140,6 +140,31 @@ fn referee_script_is_deterministic_and_ends_on_time() {
     assert_eq!(fin["result_sgf"], "B+T");
 }
 
+/// The variant (seed 002) through the referee: seat stones, sealed bids, the higher bid
+/// plays Black with its komi.
+#[test]
+fn referee_runs_the_free_seats_variant() {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/referee-variant.jsonl");
+    let (code, out, err) = weiqi(&["referee", script.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let rejected: Vec<&Value> = lines.iter().filter_map(|l| l.get("rejected")).collect();
+    assert_eq!(
+        rejected.len(),
+        2,
+        "A1 on the first line, a reveal that does not match: {out}"
+    );
+    assert_eq!(rejected[1]["code"], "commitment_mismatch");
+    let agreed = lines
+        .iter()
+        .find(|l| l["event"]["kind"]["type"] == "komi_agreed")
+        .expect("komi agreed");
+    assert_eq!(agreed["event"]["kind"]["komi"], 7.5);
+    assert_eq!(agreed["event"]["kind"]["black"], "host");
+    let fin = &lines.last().unwrap()["final"];
+    assert_eq!(fin["result_sgf"], "B+R");
+}
+
 #[test]
 fn selfplay_writes_shards_manifest_and_sgf() {
     let dir = std::env::temp_dir().join(format!("weiqi-cli-selfplay-{}", std::process::id()));

@@ -17,7 +17,8 @@ import {
 } from "./client.js";
 import { Board } from "./board.js";
 import { t, type Key, type Lang } from "./i18n.js";
-import { forgetSeat, loadRecord, loadSeat, saveRecord, type Prefs, type SeatRecord } from "./prefs.js";
+import { forgetSeat, loadRecord, loadSeat, saveRecord, saveSeat, type Prefs, type SeatRecord } from "./prefs.js";
+import { sha256Hex } from "./lobby.js";
 import { sayCall, stoneSound } from "./sound.js";
 import {
   announcement,
@@ -124,6 +125,27 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
 
   const mutation = (expected?: number) => ({ gameId, requestId: requestId(), expectedMoveNumber: expected });
 
+  // The variant: this seat reveals its sealed bid as soon as both bids are sealed.
+  const mySealed = seat?.seat === "host" ? s?.hostBidSealed : s?.guestBidSealed;
+  const myRevealed = (seat?.seat === "host" ? s?.hostBid : s?.guestBid) !== undefined;
+  useEffect(() => {
+    if (s?.phase === Phase.BIDDING && seat?.bid && s.hostBidSealed && s.guestBidSealed && !myRevealed) {
+      const { komi, nonce } = seat.bid;
+      void act(() => client.revealBid({ mutation: mutation(), komi, nonce }));
+    }
+  }, [s?.phase, s?.hostBidSealed, s?.guestBidSealed, myRevealed]);
+
+  /** Seals a komi bid: the commitment now, the bid and nonce kept here until the reveal. */
+  async function sealBid(komi: number) {
+    if (!seat) return;
+    const nonce = requestId();
+    const commitment = await sha256Hex(`${Math.round(komi * 2)}:${nonce}`);
+    const kept = { ...seat, bid: { komi, nonce } };
+    saveSeat(gameId, kept);
+    setSeat(kept);
+    await act(() => client.commitBid({ mutation: mutation(), commitment }));
+  }
+
   /** Sends a call, retrying network failures with the same request id, and folds the answer. */
   async function act(call: () => Promise<{ result?: CommandResult }>) {
     setMessage(undefined);
@@ -176,8 +198,16 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
   const myTurn = phase === Phase.PLAYING && me !== undefined && (s.toMove === Color.BLACK ? "B" : "W") === me;
   const scoring = phase === Phase.SCORING;
   const placing = phase === Phase.PLACING_HANDICAP && me === "B";
+  // The variant: whose seat stone is next (the host places Black's, the guest White's).
+  const stonesPlaced = s.board.reduce((n, row) => n + [...row].filter((c) => c !== ".").length, 0);
+  const nextSeatStone = stonesPlaced % 2 === 0 ? "B" : "W";
+  const seatStoneTurn = phase === Phase.SEAT_STONES && seat?.seat === (nextSeatStone === "B" ? "host" : "guest");
 
   const onPoint = (x: number, y: number) => {
+    if (seatStoneTurn && s.board[y]?.[x] === ".") {
+      void send((m) => client.placeSeatStone({ mutation: m, point: { x, y } }));
+      return;
+    }
     if (placing) {
       const key = (q: { x: number; y: number }) => q.x === x && q.y === y;
       setHandicapStones((hs) => (hs.some(key) ? hs.filter((q) => !key(q)) : hs.length < s.settings!.handicap ? [...hs, { x, y }] : hs));
@@ -246,7 +276,7 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
         lastMove={s.lastMove}
         dead={scoring || phase === Phase.FINISHED ? s.deadStones : undefined}
         marked={placing ? handicapStones : undefined}
-        ghost={myTurn ? me : placing ? "B" : undefined}
+        ghost={myTurn ? me : placing ? "B" : seatStoneTurn ? nextSeatStone : undefined}
         coordinates={prefs.coordinates}
         label={`${t(lang, "boardLabel")} ${size}×${size}`}
         onPoint={onPoint}
@@ -312,6 +342,7 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
               <button onClick={() => send((m) => client.disputeScore({ mutation: m }))}>{t(lang, "disputeScore")}</button>
             </>
           ) : null}
+          {seat && phase === Phase.BIDDING && !mySealed ? <BidForm lang={lang} seal={sealBid} /> : null}
           {me && phase === Phase.SCHEDULED ? <button onClick={() => send((m) => client.checkIn({ mutation: m }))}>{t(lang, "checkIn")}</button> : null}
           <button onClick={() => downloadSgf(client, gameId)}>{t(lang, "sgf")}</button>
         </div>
@@ -365,9 +396,31 @@ function Ask(p: { lang: Lang; question: Key; answer: (accept: boolean) => void }
   );
 }
 
+/** The variant: a komi bid (what this player would give as Black), sealed. */
+function BidForm(p: { lang: Lang; seal: (komi: number) => Promise<void> }) {
+  const [komi, setKomi] = useState(6.5);
+  return (
+    <form
+      class="bid"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void p.seal(komi);
+      }}
+    >
+      <label>
+        {t(p.lang, "bidLabel")}
+        <input type="number" name="bid" step="0.5" value={komi} onInput={(e) => setKomi(Number((e.target as HTMLInputElement).value))} />
+      </label>
+      <button type="submit">{t(p.lang, "sealBid")}</button>
+    </form>
+  );
+}
+
 function statusLine(lang: Lang, s: GameState, me: "B" | "W" | undefined, myTurn: boolean): string {
   const phases: Partial<Record<Phase, Key>> = {
     [Phase.WAITING_FOR_OPPONENT]: "waiting",
+    [Phase.SEAT_STONES]: "seatStonesPhase",
+    [Phase.BIDDING]: "biddingPhase",
     [Phase.NIGIRI]: "nigiriPhase",
     [Phase.PLACING_HANDICAP]: "placeHandicap",
     [Phase.SCHEDULED]: "scheduled",

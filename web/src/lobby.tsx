@@ -179,6 +179,7 @@ function describe(lang: Lang, s: GameSettings): string {
   };
   const parts = [clock, `${t(lang, "komi")} ${s.komi ?? "—"}`, `${t(lang, "colour")}: ${t(lang, colour[s.colorChoice] ?? "random")}`];
   if (s.handicap) parts.push(`${t(lang, "handicap")} ${s.handicap}`);
+  if (s.freeSeats) parts.push(t(lang, "freeSeats"));
   if (s.rated) parts.push(t(lang, "rated"));
   parts.push(t(lang, s.mode === RefereeMode.TOURNAMENT ? "tournament" : "casual"));
   return parts.join(" · ");
@@ -269,6 +270,7 @@ function CreateForm(p: {
   const [size, setSize] = useState(9);
   const [komi, setKomi] = useState(7.5);
   const [handicap, setHandicap] = useState(0);
+  const [freeSeats, setFreeSeats] = useState(false);
   const [free, setFree] = useState(false);
   const [colour, setColour] = useState<ColorChoice>(ColorChoice.HOST_BLACK);
   const [tc, setTc] = useState<TcKind>("byoYomi");
@@ -308,6 +310,8 @@ function CreateForm(p: {
         colorChoice: colour,
         mode,
         rated: rated && p.signedIn,
+        // Seed 002's variant: free seat stones, then sealed komi bids (no handicap, no nigiri).
+        freeSeats: freeSeats ? { noFirstLine: false, halfPointBids: true } : undefined,
       });
       let nigiri: { stones: number; nonce: string } | undefined;
       let commitment = "";
@@ -358,6 +362,10 @@ function CreateForm(p: {
         <label class="check">
           <input type="checkbox" name="free" checked={free} onChange={(e) => setFree((e.target as HTMLInputElement).checked)} />
           {t(lang, "freeHandicap")}
+        </label>
+        <label class="check">
+          <input type="checkbox" name="freeSeats" checked={freeSeats} onChange={(e) => setFreeSeats((e.target as HTMLInputElement).checked)} />
+          {t(lang, "freeSeats")}
         </label>
         <label>
           {t(lang, "colour")}

@@ -38,6 +38,8 @@ export interface SeatRecord {
   seat: "host" | "guest";
   /** The host's nigiri secret, until revealed. */
   nigiri?: { stones: number; nonce: string };
+  /** The variant: this seat's sealed komi bid and its nonce, until revealed. */
+  bid?: { komi: number; nonce: string };
 }
 
 const seatKey = (id: string) => `weiqi.seat.${id}`;

@@ -25,6 +25,9 @@ impl Command {
             }
             Command::RevealNigiri { stones, nonce } => format!("reveal {stones} {nonce}"),
             Command::CheckIn => "check_in".into(),
+            Command::PlaceSeatStone { point } => format!("seat_stone {}", pt(point)),
+            Command::CommitBid { commitment } => format!("commit_bid {commitment}"),
+            Command::RevealBid { komi, nonce } => format!("reveal_bid {komi} {nonce}"),
             Command::PlaceHandicap { points } => format!("place_handicap {}", pts(points)),
             Command::Play { point, .. } => format!("play {}", pt(point)),
             Command::Pass { .. } => "pass".into(),

@@ -36,6 +36,20 @@ pub(crate) fn validate_settings(s: &Settings, commitment: Option<&str>) -> Resul
     if !(limits::MIN_NIGIRI_TIMEOUT_MS..=limits::MAX_NIGIRI_TIMEOUT_MS).contains(&s.nigiri_timeout_ms) {
         return bad(SettingField::NigiriTimeout, "the nigiri timeout is 1 s to 1 day".into());
     }
+    if !s.variant.is_standard() {
+        let clash = if s.handicap != 0 {
+            Some("the variant's seat stones replace handicap stones")
+        } else if s.scheduled_start.is_some() {
+            Some("a variant game starts when both players are seated, not at a scheduled time")
+        } else if s.colors == ColorChoice::Nigiri {
+            Some("in the variant the bids decide the colours, not nigiri")
+        } else {
+            None
+        };
+        if let Some(why) = clash {
+            return bad(SettingField::Variant, why.into());
+        }
+    }
     if s.handicap == 1 {
         return bad(SettingField::Handicap, "a handicap is 0 or 2..9 stones".into());
     }

@@ -128,6 +128,36 @@ pub struct Settings {
     /// accepted challenge, automatch) are not open to whoever joins first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved_guest: Option<String>,
+    /// The game's opening: the standard one, or the variant of seed 002 (free seat stones
+    /// and an agreed komi).
+    #[serde(default, skip_serializing_if = "Variant::is_standard")]
+    pub variant: Variant,
+}
+
+/// Seed 002's variant (see [`crate::variant`]): instead of a fixed komi and colours, the
+/// four seat stones are placed freely (开局阶段的自由座子), then each player bids the komi
+/// they would give as Black, sealed (预判阶段的协定胜负).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Variant {
+    #[default]
+    Standard,
+    FreeSeats {
+        /// The seat stones may not go on the first line (the author's count: about
+        /// 3x10^8 openings away from the edge against 7x10^8).
+        #[serde(default)]
+        no_first_line: bool,
+        /// Bids must be n + 0.5: the game cannot end in a draw (for games that must
+        /// produce a winner). Otherwise any multiple of 0.5, and a draw can happen.
+        #[serde(default)]
+        half_point_bids: bool,
+    },
+}
+
+impl Variant {
+    pub fn is_standard(&self) -> bool {
+        *self == Variant::Standard
+    }
 }
 
 fn no_clock() -> TimeControl {
@@ -152,6 +182,7 @@ impl Settings {
             max_lateness_ms: 0,
             nigiri_timeout_ms: default_nigiri_timeout(),
             reserved_guest: None,
+            variant: Variant::Standard,
         }
     }
 }
@@ -173,6 +204,8 @@ pub enum SettingField {
     MaxLateness,
     NigiriTimeout,
     NigiriCommitment,
+    /// The variant and what it rules out (handicap, a scheduled start, nigiri).
+    Variant,
 }
 
 /// Bounds of the settings outside the clock (the clock's are `weiqi_clock::limits`).
@@ -234,6 +267,20 @@ pub enum Command {
     /// The host reveals the nigiri stones and nonce.
     RevealNigiri {
         stones: u32,
+        nonce: String,
+    },
+    /// The variant: places the next seat stone (its colour is the turn's: B, W, B, W).
+    PlaceSeatStone {
+        point: Point,
+    },
+    /// The variant: seals a komi bid, `hex(sha256("<half points>:<nonce>"))` (see
+    /// [`crate::bid_commitment`]).
+    CommitBid {
+        commitment: String,
+    },
+    /// The variant: reveals the sealed bid (komi in points, a multiple of 0.5).
+    RevealBid {
+        komi: f64,
         nonce: String,
     },
     /// Presence at a scheduled start (C4).
@@ -359,6 +406,11 @@ impl GameResult {
 pub enum Phase {
     /// Created, waiting for a second player.
     WaitingForOpponent,
+    /// The variant: the four seat stones are being placed (Black, White, Black, White;
+    /// the host places Black's, the guest White's).
+    SeatStones,
+    /// The variant: sealed komi bids, then their reveal.
+    Bidding,
     /// Nigiri guessed, waiting for the host's reveal.
     Nigiri,
     /// Colours known, waiting for both players to check in (C4).
@@ -375,8 +427,10 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in the order a game goes through them.
-    pub const ALL: [Phase; 8] = [
+    pub const ALL: [Phase; 10] = [
         Phase::WaitingForOpponent,
+        Phase::SeatStones,
+        Phase::Bidding,
         Phase::Nigiri,
         Phase::Scheduled,
         Phase::PlacingHandicap,
@@ -410,6 +464,27 @@ pub enum EventKind {
         stones: u32,
         nonce: String,
         guess_correct: bool,
+    },
+    /// The variant: a seat stone, placed as setup (no move, no clock).
+    SeatStonePlaced {
+        color: Color,
+        point: Point,
+    },
+    BidCommitted {
+        seat: Seat,
+        commitment: String,
+    },
+    BidRevealed {
+        seat: Seat,
+        komi: f64,
+        nonce: String,
+    },
+    /// Both bids revealed: the higher plays Black and gives its komi; equal bids go by
+    /// lot (`by_lot`), drawn from both players' nonces.
+    KomiAgreed {
+        komi: f64,
+        black: Seat,
+        by_lot: bool,
     },
     ColorsAssigned {
         black: Seat,

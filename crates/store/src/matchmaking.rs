@@ -331,7 +331,7 @@ macro_rules! match_store {
         impl $crate::matchmaking::MatchStore for $store {
             fn create_challenge(&self, c: Challenge, max_open: usize) -> StoreFuture<'_, bool> {
                 Box::pin(async move {
-                    let mut tx = self.$pool.begin().await?;
+                    let mut tx = self.begin_write().await?;
                     let q = $sql("SELECT COUNT(*) FROM challenges WHERE challenger_id = $1 AND state = 'open'");
                     let (open,): (i64,) = sqlx::query_as(&q)
                         .bind(&c.challenger.id)
@@ -381,7 +381,7 @@ macro_rules! match_store {
                 now_ms: u64,
             ) -> StoreFuture<'_, bool> {
                 Box::pin(async move {
-                    let mut tx = self.$pool.begin().await?;
+                    let mut tx = self.begin_write().await?;
                     let q = $sql("SELECT challenge_id, state, body FROM challenges WHERE challenge_id = $1");
                     let row: Option<(String, String, String)> =
                         sqlx::query_as(&q).bind(&id).fetch_optional(&mut *tx).await?;
@@ -468,7 +468,7 @@ macro_rules! match_store {
 
             fn pair_seeks(&self, seeks: [(String, String); 2], pairing: Pairing) -> StoreFuture<'_, bool> {
                 Box::pin(async move {
-                    let mut tx = self.$pool.begin().await?;
+                    let mut tx = self.begin_write().await?;
                     // Both rows, or neither: a seek another server paired meanwhile is
                     // gone (PostgreSQL re-reads a row it waited on), and this pairing is
                     // rolled back.
@@ -555,7 +555,7 @@ macro_rules! match_store {
 
             fn push_player_events(&self, events: Vec<(String, PlayerEventKind)>, at_ms: u64) -> StoreFuture<'_, ()> {
                 Box::pin(async move {
-                    let mut tx = self.$pool.begin().await?;
+                    let mut tx = self.begin_write().await?;
                     push!(tx, events, at_ms, $sql);
                     tx.commit().await?;
                     Ok(())
@@ -603,7 +603,7 @@ macro_rules! match_store {
 
             fn seen(&self, player_ids: Vec<String>, until_ms: u64) -> StoreFuture<'_, ()> {
                 Box::pin(async move {
-                    let mut tx = self.$pool.begin().await?;
+                    let mut tx = self.begin_write().await?;
                     let q = $sql(
                         "INSERT INTO presence (player_id, until_ms) VALUES ($1, $2)
                                   ON CONFLICT (player_id) DO UPDATE SET until_ms = excluded.until_ms

@@ -3,8 +3,10 @@
 
 use weiqi_game::Phase;
 
-const NAMES: [(Phase, &str); 8] = [
+const NAMES: [(Phase, &str); 10] = [
     (Phase::WaitingForOpponent, "waiting_for_opponent"),
+    (Phase::SeatStones, "seat_stones"),
+    (Phase::Bidding, "bidding"),
     (Phase::Nigiri, "nigiri"),
     (Phase::Scheduled, "scheduled"),
     (Phase::PlacingHandicap, "placing_handicap"),

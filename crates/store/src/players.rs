@@ -260,7 +260,7 @@ macro_rules! player_store {
 
             fn rate_game(&self, g: RatedGame, rate: RateFn) -> StoreFuture<'_, bool> {
                 Box::pin(async move {
-                    let mut tx = self.$pool.begin().await?;
+                    let mut tx = self.begin_write().await?;
                     let q = $sql("INSERT INTO rated_games (game_id, at_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING");
                     let fresh = sqlx::query(&q)
                         .bind(&g.game_id)

@@ -109,7 +109,7 @@ macro_rules! tournament_store {
                 phase: TournamentPhase,
             ) -> StoreFuture<'_, bool> {
                 Box::pin(async move {
-                    let mut tx = self.$pool.begin().await?;
+                    let mut tx = self.begin_write().await?;
                     if expected == 0 {
                         let Some(TournamentEvent::Created { settings, at_ms, .. }) = events.first() else {
                             return Err(corrupt(&id, "a tournament's first event is `created`"));

@@ -56,6 +56,16 @@ player_calls! {
     OfferDrawRequest => OfferDrawResponse: |_| Ok(Command::OfferDraw);
     ResumeRequest => ResumeResponse: |_| Ok(Command::Resume);
     CheckInRequest => CheckInResponse: |_| Ok(Command::CheckIn);
+    PlaceSeatStoneRequest => PlaceSeatStoneResponse: |r| Ok(Command::PlaceSeatStone {
+        point: convert::point_from(r.point.as_ref())?,
+    });
+    CommitBidRequest => CommitBidResponse: |r| Ok(Command::CommitBid { commitment: r.commitment.clone() });
+    RevealBidRequest => RevealBidResponse: |r| {
+        if r.nonce.len() > 256 {
+            return Err(status::invalid("the bid nonce is at most 256 characters"));
+        }
+        Ok(Command::RevealBid { komi: r.komi, nonce: r.nonce.clone() })
+    };
     ClaimTimeoutRequest => ClaimTimeoutResponse: |_| Ok(Command::ClaimTimeout);
     AnswerUndoRequest => AnswerUndoResponse: |r| Ok(Command::AnswerUndo { accept: r.accept });
     AnswerDrawRequest => AnswerDrawResponse: |r| Ok(Command::AnswerDraw { accept: r.accept });

@@ -4,7 +4,7 @@
 use tonic::Status;
 use weiqi_game::{
     ColorChoice, EndReason, Event, EventKind, GameResult, LagComp, Ms, Parity, Phase, PlayerTime, RefereeMode, Seat,
-    Settings, TimeControl,
+    Settings, TimeControl, Variant,
 };
 use weiqi_proto::v1 as pb;
 use weiqi_rules::{Color, Move, Point, Preset};
@@ -158,6 +158,13 @@ pub fn settings_from(s: Option<&pb::GameSettings>, default_lag_ms: Ms) -> Result
     out.scheduled_start = s.scheduled_start_ms;
     out.max_lateness_ms = s.max_lateness_ms;
     out.rated = s.rated;
+    out.variant = match &s.free_seats {
+        None => Variant::Standard,
+        Some(f) => Variant::FreeSeats {
+            no_first_line: f.no_first_line,
+            half_point_bids: f.half_point_bids,
+        },
+    };
     Ok(out)
 }
 
@@ -184,12 +191,24 @@ pub fn settings_to(s: &Settings) -> pb::GameSettings {
         scheduled_start_ms: s.scheduled_start,
         max_lateness_ms: s.max_lateness_ms,
         rated: s.rated,
+        free_seats: match s.variant {
+            Variant::Standard => None,
+            Variant::FreeSeats {
+                no_first_line,
+                half_point_bids,
+            } => Some(pb::FreeSeats {
+                no_first_line,
+                half_point_bids,
+            }),
+        },
     }
 }
 
 pub fn phase_to(p: Phase) -> pb::Phase {
     match p {
         Phase::WaitingForOpponent => pb::Phase::WaitingForOpponent,
+        Phase::SeatStones => pb::Phase::SeatStones,
+        Phase::Bidding => pb::Phase::Bidding,
         Phase::Nigiri => pb::Phase::Nigiri,
         Phase::Scheduled => pb::Phase::Scheduled,
         Phase::PlacingHandicap => pb::Phase::PlacingHandicap,
@@ -272,6 +291,10 @@ pub fn view_to(v: &GameView) -> pb::GameState {
         nigiri_guess: v.nigiri_guess.map_or(pb::Parity::Unspecified, parity_to) as i32,
         host_player: v.players[0].as_ref().map(seat_player_to),
         guest_player: v.players[1].as_ref().map(seat_player_to),
+        host_bid_sealed: v.bids[0].0,
+        guest_bid_sealed: v.bids[1].0,
+        host_bid: v.bids[0].1,
+        guest_bid: v.bids[1].1,
     }
 }
 

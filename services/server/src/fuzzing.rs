@@ -108,7 +108,7 @@ async fn call(svc: &GameSvc<MemoryStore>, op: u8, body: &[u8], token: Option<&st
             svc.$method(request(r, token)).await.is_ok()
         }};
     }
-    match op % 27 {
+    match op % 30 {
         0 => mutating!(play, pb::PlayRequest),
         1 => mutating!(pass, pb::PassRequest),
         2 => mutating!(resign, pb::ResignRequest),
@@ -135,6 +135,9 @@ async fn call(svc: &GameSvc<MemoryStore>, op: u8, body: &[u8], token: Option<&st
         23 => plain!(export_sgf, pb::ExportSgfRequest),
         24 => plain!(ping, pb::PingRequest),
         25 => plain!(watch_game, pb::WatchGameRequest),
+        26 => mutating!(place_seat_stone, pb::PlaceSeatStoneRequest),
+        27 => mutating!(commit_bid, pb::CommitBidRequest),
+        28 => mutating!(reveal_bid, pb::RevealBidRequest),
         _ => {
             // A Play aimed at the game with a point from the bytes: far more of these
             // are legal than decoded ones.

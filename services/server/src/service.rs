@@ -130,6 +130,9 @@ game_service! {
     propose_dead_stones(ProposeDeadStonesRequest);
     place_handicap(PlaceHandicapRequest);
     check_in(CheckInRequest);
+    place_seat_stone(PlaceSeatStoneRequest);
+    commit_bid(CommitBidRequest);
+    reveal_bid(RevealBidRequest);
     claim_timeout(ClaimTimeoutRequest);
     adjourn(AdjournRequest);
     seal_move(SealMoveRequest);

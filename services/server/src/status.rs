@@ -41,6 +41,7 @@ pub fn setting_field(f: SettingField) -> String {
         SettingField::ScheduledStart => "settings.scheduled_start_ms",
         SettingField::NigiriTimeout => "settings.nigiri_timeout_ms",
         SettingField::NigiriCommitment => "nigiri_commitment",
+        SettingField::Variant => "settings.free_seats",
         SettingField::Time { control, field } => {
             let kind = match control {
                 TimeControl::None => "none",

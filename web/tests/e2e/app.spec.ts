@@ -27,9 +27,9 @@ async function page(browser: Browser, opts = DESKTOP): Promise<Page> {
 /** Creates a game from the lobby's form; returns its id. */
 async function createGame(
   p: Page,
-  form: { tc?: string; main?: string; periods?: string; period?: string; colour?: string; rated?: boolean } = {},
+  form: { tc?: string; main?: string; periods?: string; period?: string; colour?: string; rated?: boolean; keepForm?: boolean } = {},
 ) {
-  await p.goto("/");
+  if (!form.keepForm) await p.goto("/");
   await p.locator('select[name="size"]').selectOption("9");
   await p.locator('select[name="colour"]').selectOption({ label: form.colour ?? "Black" });
   await p.locator('select[name="tc"]').selectOption(form.tc ?? "none");
@@ -298,4 +298,35 @@ test("quick play: two guests press the button and land in the same rated game", 
   const black = (await kai.getByTestId("player-B").textContent())?.includes("Kai") ? kai : lin;
   await point(black, 4, 4).click();
   await moves([kai, lin], 1);
+});
+
+test("the free-seats variant: four seat stones anywhere, sealed bids, the higher bid plays Black with its komi", async ({ browser }) => {
+  const host = await page(browser);
+  const guest = await page(browser);
+  await host.goto("/");
+  await host.locator('input[name="freeSeats"]').check();
+  const id = await createGame(host, { keepForm: true });
+  await join(guest, id);
+  await host.goto(`/#/game/${id}`);
+  await expect(host.getByTestId("status")).toContainText("Seat stones");
+  // Black (host), White (guest), Black, White: anywhere, the first line included.
+  const stones: [Page, number, number][] = [[host, 0, 0], [guest, 4, 4], [host, 6, 2], [guest, 2, 6]];
+  for (const [p, x, y] of stones) {
+    await expect(p.getByTestId("status")).toContainText(/Seat stones|Bids/);
+    await point(p, x, y).click();
+    await expect(point(host, x, y)).not.toHaveAttribute("aria-label", /empty/);
+  }
+  await expect(host.getByTestId("status")).toContainText("Bids");
+  await host.locator('input[name="bid"]').fill("7.5");
+  await host.getByRole("button", { name: "Seal bid" }).click();
+  await guest.locator('input[name="bid"]').fill("5.5");
+  await guest.getByRole("button", { name: "Seal bid" }).click();
+  // Both reveal by themselves once both are sealed; the host bid more: Black, komi 7.5.
+  await expect(host.getByTestId("status")).toContainText("Your turn");
+  await expect(guest.getByTestId("status")).toContainText("Opponent");
+  const state = await createGameClient(server.url).getGame({ gameId: id });
+  expect(state.state?.settings?.komi).toBe(7.5);
+  expect([state.state?.hostBid, state.state?.guestBid]).toEqual([7.5, 5.5]);
+  await point(host, 4, 2).click();
+  await moves([host, guest], 1);
 });

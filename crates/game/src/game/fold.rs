@@ -60,6 +60,9 @@ impl Created {
             repetitions: HashMap::new(),
             last_announced: 0,
             move_clocks: Vec::new(),
+            seat_stones: 0,
+            bids: [None, None],
+            step_at: e.at,
         })
     }
 
@@ -72,7 +75,47 @@ impl Created {
         let at = e.at;
         match &e.kind {
             EventKind::Created { .. } => return Err(bad("the game already exists")),
-            EventKind::Joined { player } => self.players[1] = player.clone(),
+            EventKind::Joined { player } => {
+                self.players[1] = player.clone();
+                if !self.settings.variant.is_standard() {
+                    self.phase = Phase::SeatStones;
+                    self.step_at = at;
+                }
+            }
+            EventKind::SeatStonePlaced { color, point } => {
+                if self.phase != Phase::SeatStones {
+                    return Err(bad("a seat stone outside the seat-stone phase"));
+                }
+                // Setup, not a move: the position restarts from the board with the stone.
+                let mut s = self.state.clone();
+                s.play_color(*color, Move::Place(*point))
+                    .map_err(|err| bad(&format!("seat stone: {err}")))?;
+                self.state = State::from_board(s.board().clone(), color.opponent(), self.settings.rules);
+                self.seat_stones += 1;
+                self.step_at = at;
+                if self.seat_stones == 4 {
+                    self.phase = Phase::Bidding;
+                }
+            }
+            EventKind::BidCommitted { seat, commitment } => {
+                self.bids[seat_index(*seat)] = Some(super::Bid {
+                    commitment: commitment.clone(),
+                    revealed: None,
+                });
+                if self.bids.iter().all(Option::is_some) {
+                    self.step_at = at;
+                }
+            }
+            EventKind::BidRevealed { seat, komi, nonce } => {
+                let bid = self.bids[seat_index(*seat)]
+                    .as_mut()
+                    .ok_or_else(|| bad("a bid revealed before it was sealed"))?;
+                bid.revealed = Some(((komi * 2.0).round() as i64, nonce.clone()));
+            }
+            EventKind::KomiAgreed { komi, .. } => {
+                self.settings.rules = self.settings.rules.with_komi(*komi);
+                self.state.set_komi(*komi);
+            }
             EventKind::NigiriRevealed { .. } => {}
             EventKind::NigiriGuessed { guess } => {
                 self.nigiri_guess = Some((*guess, at));

@@ -85,6 +85,20 @@ struct Created {
     /// Due time of the last byo-yomi call made (C2): the next is after it.
     last_announced: Ms,
     move_clocks: Vec<MoveClock>,
+    /// The variant: seat stones placed so far (4 in all).
+    seat_stones: u32,
+    /// The variant: each seat's sealed bid, by seat `[host, guest]`.
+    bids: [Option<Bid>; 2],
+    /// The variant: when the step now due began (a stone, the bids, their reveal); it is
+    /// due `nigiri_timeout_ms` later.
+    step_at: Ms,
+}
+
+/// A sealed bid (the variant), and once revealed its half points and nonce.
+#[derive(Debug, Clone, PartialEq)]
+struct Bid {
+    commitment: String,
+    revealed: Option<(i64, String)>,
 }
 
 /// The sealed move of an adjourned game (C3), hidden until resumption.
@@ -227,6 +241,17 @@ impl Game {
     pub fn nigiri_guess(&self) -> Option<Parity> {
         self.created()?.nigiri_guess.map(|(p, _)| p)
     }
+    /// The variant's bids by seat `[host, guest]`: whether sealed, and the komi once
+    /// revealed.
+    pub fn bids(&self) -> [(bool, Option<f64>); 2] {
+        let Some(g) = self.created() else {
+            return [(false, None); 2];
+        };
+        g.bids.each_ref().map(|b| match b {
+            None => (false, None),
+            Some(b) => (true, b.revealed.as_ref().map(|(h, _)| *h as f64 / 2.0)),
+        })
+    }
     /// Clock readings after each move, for records.
     pub fn move_clocks(&self) -> &[MoveClock] {
         self.created().map_or(&[], |g| &g.move_clocks)
@@ -321,6 +346,7 @@ impl Created {
                 }
             }
             Phase::Nigiri => self.nigiri_guess.map(|(_, at)| at + self.settings.nigiri_timeout_ms),
+            Phase::SeatStones | Phase::Bidding => Some(self.step_at + self.settings.nigiri_timeout_ms),
             Phase::Scheduled => self.settings.scheduled_start.map(|t| t + self.settings.max_lateness_ms),
             _ => None,
         }

@@ -11,6 +11,18 @@ impl Created {
     pub(super) fn to_sgf(&self) -> String {
         let mut rec = weiqi_rules::sgf::GameRecord::from_state(&self.state);
         rec.result = self.result.as_ref().map(GameResult::sgf);
+        // The variant: the seat stones are the record's AB/AW setup, the agreed komi its KM,
+        // and the bids go in the root comment.
+        if let [Some(host), Some(guest)] = &self.bids
+            && let (Some((h, _)), Some((g, _))) = (&host.revealed, &guest.revealed)
+        {
+            rec.comment = Some(format!(
+                "Free seat stones and agreed komi (seed 002 variant). Bids: host {}, guest {}. \
+                 The higher bid plays Black and gives it as komi.",
+                *h as f64 / 2.0,
+                *g as f64 / 2.0
+            ));
+        }
         let time = self.settings.time;
         let (main, overtime) = time_limit_and_overtime(time);
         rec.time_limit = main.map(|m| m as f64 / 1000.0);

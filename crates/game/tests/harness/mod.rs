@@ -89,6 +89,19 @@ impl T {
     }
 }
 
+/// The guest joins (anonymous, no nigiri) at time 0.
+pub fn join(t: &mut T) {
+    t.ok(
+        Guest,
+        Command::Join {
+            player: None,
+            nigiri_guess: None,
+            entropy: 0,
+        },
+        0,
+    );
+}
+
 pub fn casual(size: u8) -> Settings {
     let mut s = Settings::casual(size);
     s.lag = LagComp::OFF;

@@ -31,6 +31,8 @@ pub struct GameView {
     pub ko_point: Option<Point>,
     pub nigiri_commitment: String,
     pub nigiri_guess: Option<Parity>,
+    /// The variant's bids by seat: sealed, and the komi once revealed.
+    pub bids: [(bool, Option<f64>); 2],
     /// The signed-in players in the host's and the guest's seats.
     pub players: [Option<PlayerRef>; 2],
     pub server_time_ms: Ms,
@@ -65,6 +67,7 @@ impl GameView {
             ko_point: state.and_then(|s| s.ko_point()),
             nigiri_commitment: g.nigiri_commitment().unwrap_or_default().to_string(),
             nigiri_guess: g.nigiri_guess(),
+            bids: g.bids(),
             players: [g.player(Seat::Host).cloned(), g.player(Seat::Guest).cloned()],
             server_time_ms: now,
         }

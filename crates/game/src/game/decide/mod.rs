@@ -8,6 +8,7 @@ mod play;
 mod scoring;
 mod seating;
 mod timing;
+mod variant;
 
 use weiqi_clock::{Ms, PlayerTime};
 use weiqi_rules::{Color, State};
@@ -97,6 +98,9 @@ impl Tx<'_> {
             } => self.join(by, player.as_ref(), *nigiri_guess, *entropy),
             Command::RevealNigiri { stones, nonce } => self.reveal_nigiri(by, *stones, nonce),
             Command::CheckIn => self.check_in(by),
+            Command::PlaceSeatStone { point } => self.place_seat_stone(by, *point),
+            Command::CommitBid { commitment } => self.commit_bid(by, commitment),
+            Command::RevealBid { komi, nonce } => self.reveal_bid(by, *komi, nonce),
             Command::PlaceHandicap { points } => self.place_handicap(by, points),
             Command::Play { point, lag_ms } => self.play(by, *point, *lag_ms),
             Command::Pass { lag_ms } => self.pass(by, *lag_ms),

@@ -71,6 +71,11 @@ impl Tx<'_> {
         let joined = EventKind::Joined {
             player: player.cloned(),
         };
+        if !self.settings().variant.is_standard() {
+            // The variant: seat stones first, and the bids decide the colours.
+            self.emit(joined);
+            return Ok(());
+        }
         let black = match (self.settings().colors, nigiri_guess) {
             (ColorChoice::HostBlack, _) => Seat::Host,
             (ColorChoice::HostWhite, _) => Seat::Guest,

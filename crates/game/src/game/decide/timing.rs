@@ -41,6 +41,7 @@ impl Tx<'_> {
                 self.end(Some(Color::White), EndReason::Time);
             }
             Phase::Nigiri => self.forfeit_withheld_nigiri(now),
+            Phase::SeatStones | Phase::Bidding => self.forfeit_stalled_variant(now),
             Phase::Scheduled => self.forfeit_absent_players(now),
             _ => {}
         }

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file weiqi/v1/game.proto.
  */
 export const file_weiqi_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChN3ZWlxaS92MS9nYW1lLnByb3RvEgh3ZWlxaS52MSIdCgVQb2ludBIJCgF4GAEgASgNEgkKAXkYAiABKA0i/wQKC1RpbWVDb250cm9sEi0KBG5vbmUYASABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5Ob0Nsb2NrSAASMgoIYWJzb2x1dGUYAiABKAsyHi53ZWlxaS52MS5UaW1lQ29udHJvbC5BYnNvbHV0ZUgAEjAKB2Zpc2NoZXIYAyABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5GaXNjaGVySAASMQoIYnlvX3lvbWkYBCABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5CeW9Zb21pSAASMgoIY2FuYWRpYW4YBSABKAsyHi53ZWlxaS52MS5UaW1lQ29udHJvbC5DYW5hZGlhbkgAEjwKDmdhbWVfcGx1c19tb3ZlGAYgASgLMiIud2VpcWkudjEuVGltZUNvbnRyb2wuR2FtZVBsdXNNb3ZlSAAaCQoHTm9DbG9jaxobCghBYnNvbHV0ZRIPCgdtYWluX21zGAEgASgEGlAKB0Zpc2NoZXISDwoHbWFpbl9tcxgBIAEoBBIUCgxpbmNyZW1lbnRfbXMYAiABKAQSEwoGY2FwX21zGAMgASgESACIAQFCCQoHX2NhcF9tcxo+CgdCeW9Zb21pEg8KB21haW5fbXMYASABKAQSDwoHcGVyaW9kcxgCIAEoDRIRCglwZXJpb2RfbXMYAyABKAQaPgoIQ2FuYWRpYW4SDwoHbWFpbl9tcxgBIAEoBBIOCgZzdG9uZXMYAiABKA0SEQoJcGVyaW9kX21zGAMgASgEGjQKDEdhbWVQbHVzTW92ZRIPCgdtYWluX21zGAEgASgEEhMKC3Blcl9tb3ZlX21zGAIgASgEQgYKBGtpbmQisQMKDEdhbWVTZXR0aW5ncxISCgpib2FyZF9zaXplGAEgASgNEg0KBXJ1bGVzGAIgASgJEhEKBGtvbWkYAyABKAFIAIgBARIQCghoYW5kaWNhcBgEIAEoDRIVCg1mcmVlX2hhbmRpY2FwGAUgASgIEisKDHRpbWVfY29udHJvbBgGIAEoCzIVLndlaXFpLnYxLlRpbWVDb250cm9sEisKDGNvbG9yX2Nob2ljZRgHIAEoDjIVLndlaXFpLnYxLkNvbG9yQ2hvaWNlEiMKBG1vZGUYCCABKA4yFS53ZWlxaS52MS5SZWZlcmVlTW9kZRIXCgphbGxvd191bmRvGAkgASgISAGIAQESHQoQbGFnX2FsbG93YW5jZV9tcxgKIAEoBEgCiAEBEh8KEnNjaGVkdWxlZF9zdGFydF9tcxgLIAEoBEgDiAEBEhcKD21heF9sYXRlbmVzc19tcxgMIAEoBBINCgVyYXRlZBgNIAEoCEIHCgVfa29taUINCgtfYWxsb3dfdW5kb0ITChFfbGFnX2FsbG93YW5jZV9tc0IVChNfc2NoZWR1bGVkX3N0YXJ0X21zIjoKClNlYXRQbGF5ZXISEQoJcGxheWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgIInMKCkNsb2NrU3RhdGUSDwoHbWFpbl9tcxgBIAEoBBIPCgdwZXJpb2RzGAIgASgNEhEKCXBlcmlvZF9tcxgDIAEoBBIOCgZzdG9uZXMYBCABKA0SDwoHcnVubmluZxgFIAEoCBIPCgdmbGFnZ2VkGAYgASgIIqcBCgpHYW1lUmVzdWx0Eh8KBndpbm5lchgBIAEoDjIPLndlaXFpLnYxLkNvbG9yEiMKBnJlYXNvbhgCIAEoDjITLndlaXFpLnYxLkVuZFJlYXNvbhIZChF3aGl0ZV9taW51c19ibGFjaxgDIAEoARIUCgxibGFja19wb2ludHMYBCABKAESFAoMd2hpdGVfcG9pbnRzGAUgASgBEgwKBHRleHQYBiABKAkioAcKCUdhbWVTdGF0ZRIPCgdnYW1lX2lkGAEgASgJEgsKA3NlcRgCIAEoBBIeCgVwaGFzZRgDIAEoDjIPLndlaXFpLnYxLlBoYXNlEigKCHNldHRpbmdzGAQgASgLMhYud2VpcWkudjEuR2FtZVNldHRpbmdzEg0KBWJvYXJkGAUgAygJEiAKB3RvX21vdmUYBiABKA4yDy53ZWlxaS52MS5Db2xvchITCgttb3ZlX251bWJlchgHIAEoDRIiCgpibGFja19zZWF0GAggASgOMg4ud2VpcWkudjEuU2VhdBIWCg5ibGFja19jYXB0dXJlcxgJIAEoDRIWCg53aGl0ZV9jYXB0dXJlcxgKIAEoDRIpCgtibGFja19jbG9jaxgLIAEoCzIULndlaXFpLnYxLkNsb2NrU3RhdGUSKQoLd2hpdGVfY2xvY2sYDCABKAsyFC53ZWlxaS52MS5DbG9ja1N0YXRlEiQKBnJlc3VsdBgNIAEoCzIULndlaXFpLnYxLkdhbWVSZXN1bHQSKgoRcGVuZGluZ191bmRvX2Zyb20YDiABKA4yDy53ZWlxaS52MS5Db2xvchIqChFwZW5kaW5nX2RyYXdfZnJvbRgPIAEoDjIPLndlaXFpLnYxLkNvbG9yEiQKC2RlYWRfc3RvbmVzGBAgAygLMg8ud2VpcWkudjEuUG9pbnQSFgoOYmxhY2tfYWNjZXB0ZWQYESABKAgSFgoOd2hpdGVfYWNjZXB0ZWQYEiABKAgSGQoRc2VhbGVkX2NvbW1pdG1lbnQYEyABKAkSJwoJbGFzdF9tb3ZlGBQgASgLMg8ud2VpcWkudjEuUG9pbnRIAIgBARIWCg5ibGFja193YXJuaW5ncxgVIAEoDRIWCg53aGl0ZV93YXJuaW5ncxgWIAEoDRIWCg5zZXJ2ZXJfdGltZV9tcxgXIAEoAxImCghrb19wb2ludBgYIAEoCzIPLndlaXFpLnYxLlBvaW50SAGIAQESGQoRbmlnaXJpX2NvbW1pdG1lbnQYGSABKAkSJgoMbmlnaXJpX2d1ZXNzGBogASgOMhAud2VpcWkudjEuUGFyaXR5EikKC2hvc3RfcGxheWVyGBsgASgLMhQud2VpcWkudjEuU2VhdFBsYXllchIqCgxndWVzdF9wbGF5ZXIYHCABKAsyFC53ZWlxaS52MS5TZWF0UGxheWVyQgwKCl9sYXN0X21vdmVCCwoJX2tvX3BvaW50Iu4BCgVFdmVudBILCgNzZXEYASABKAQSDwoHdGltZV9tcxgCIAEoAxIpCgtibGFja19jbG9jaxgDIAEoCzIULndlaXFpLnYxLkNsb2NrU3RhdGUSKQoLd2hpdGVfY2xvY2sYBCABKAsyFC53ZWlxaS52MS5DbG9ja1N0YXRlEgwKBGtpbmQYBSABKAkSFAoMcGF5bG9hZF9qc29uGAYgASgJEh4KBWNvbG9yGAcgASgOMg8ud2VpcWkudjEuQ29sb3ISIwoFcG9pbnQYCCABKAsyDy53ZWlxaS52MS5Qb2ludEgAiAEBQggKBl9wb2ludCJUCg1Db21tYW5kUmVzdWx0EiIKBXN0YXRlGAEgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlEh8KBmV2ZW50cxgCIAMoCzIPLndlaXFpLnYxLkV2ZW50ImsKCE11dGF0aW9uEg8KB2dhbWVfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIhChRleHBlY3RlZF9tb3ZlX251bWJlchgDIAEoDUgAiAEBQhcKFV9leHBlY3RlZF9tb3ZlX251bWJlciJsChFDcmVhdGVHYW1lUmVxdWVzdBIoCghzZXR0aW5ncxgBIAEoCzIWLndlaXFpLnYxLkdhbWVTZXR0aW5ncxISCgpyZXF1ZXN0X2lkGAIgASgJEhkKEW5pZ2lyaV9jb21taXRtZW50GAMgASgJIl0KEkNyZWF0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkSIgoFc3RhdGUYAyABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiXgoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRImCgxuaWdpcmlfZ3Vlc3MYAyABKA4yEC53ZWlxaS52MS5QYXJpdHkiSgoQSm9pbkdhbWVSZXNwb25zZRISCgpzZWF0X3Rva2VuGAEgASgJEiIKBXN0YXRlGAIgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlIjkKEUNhbmNlbEdhbWVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPQoSQ2FuY2VsR2FtZVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSI1Cg9HZXRHYW1lUmVzcG9uc2USIgoFc3RhdGUYASABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiIQoQTGlzdEdhbWVzUmVxdWVzdBINCgVsaW1pdBgBIAEoDSJgChFMaXN0R2FtZXNSZXNwb25zZRIjCgRvcGVuGAEgAygLMhUud2VpcWkudjEuR2FtZVN1bW1hcnkSJgoHcGxheWluZxgCIAMoCzIVLndlaXFpLnYxLkdhbWVTdW1tYXJ5InYKC0dhbWVTdW1tYXJ5Eg8KB2dhbWVfaWQYASABKAkSHgoFcGhhc2UYAiABKA4yDy53ZWlxaS52MS5QaGFzZRISCgpib2FyZF9zaXplGAMgASgNEhMKC21vdmVfbnVtYmVyGAQgASgNEg0KBXJ1bGVzGAUgASgJImMKC1BsYXlSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SHgoFcG9pbnQYAiABKAsyDy53ZWlxaS52MS5Qb2ludBIOCgZsYWdfbXMYAyABKAQiNwoMUGxheVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiQwoLUGFzc1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZsYWdfbXMYAiABKAQiNwoMUGFzc1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiXQoUUGxhY2VIYW5kaWNhcFJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIfCgZzdG9uZXMYAiADKAsyDy53ZWlxaS52MS5Qb2ludCJAChVQbGFjZUhhbmRpY2FwUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI2Cg5DaGVja0luUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIjoKD0NoZWNrSW5SZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjsKE0NsYWltVGltZW91dFJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI/ChRDbGFpbVRpbWVvdXRSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjUKDVJlc2lnblJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI5Cg5SZXNpZ25SZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjkKEURlY2xhcmVFbmRSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPQoSRGVjbGFyZUVuZFJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiYQoYUHJvcG9zZURlYWRTdG9uZXNSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SHwoGc3RvbmVzGAIgAygLMg8ud2VpcWkudjEuUG9pbnQiRAoZUHJvcG9zZURlYWRTdG9uZXNSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjoKEkFjY2VwdFNjb3JlUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIj4KE0FjY2VwdFNjb3JlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI7ChNEaXNwdXRlU2NvcmVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPwoURGlzcHV0ZVNjb3JlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI6ChJSZXF1ZXN0VW5kb1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI+ChNSZXF1ZXN0VW5kb1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiSQoRQW5zd2VyVW5kb1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZhY2NlcHQYAiABKAgiPQoSQW5zd2VyVW5kb1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiOAoQT2ZmZXJEcmF3UmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIjwKEU9mZmVyRHJhd1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiSQoRQW5zd2VyRHJhd1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZhY2NlcHQYAiABKAgiPQoSQW5zd2VyRHJhd1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiRgoKU2VhbGVkTW92ZRIgCgVwb2ludBgBIAEoCzIPLndlaXFpLnYxLlBvaW50SAASDgoEcGFzcxgCIAEoCEgAQgYKBG1vdmUiYQoOQWRqb3VyblJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIpCgtzZWFsZWRfbW92ZRgCIAEoCzIULndlaXFpLnYxLlNlYWxlZE1vdmUiOgoPQWRqb3VyblJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiYgoPU2VhbE1vdmVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SKQoLc2VhbGVkX21vdmUYAiABKAsyFC53ZWlxaS52MS5TZWFsZWRNb3ZlIjsKEFNlYWxNb3ZlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI1Cg1SZXN1bWVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iOQoOUmVzdW1lUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCJaChNSZXZlYWxOaWdpcmlSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SDgoGc3RvbmVzGAIgASgNEg0KBW5vbmNlGAMgASgJIj8KFFJldmVhbE5pZ2lyaVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiNgoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKCXNpbmNlX3NlcRgCIAEoBCJXChFXYXRjaEdhbWVSZXNwb25zZRIeCgVldmVudBgBIAEoCzIPLndlaXFpLnYxLkV2ZW50EiIKBXN0YXRlGAIgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlIiMKEEV4cG9ydFNnZlJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIgChFFeHBvcnRTZ2ZSZXNwb25zZRILCgNzZ2YYASABKAkiLwoLUGluZ1JlcXVlc3QSDwoHcGF5bG9hZBgBIAEoDBIPCgdkdXJhYmxlGAIgASgIIh8KDFBpbmdSZXNwb25zZRIPCgdwYXlsb2FkGAEgASgMKkAKBUNvbG9yEhUKEUNPTE9SX1VOU1BFQ0lGSUVEEAASDwoLQ09MT1JfQkxBQ0sQARIPCgtDT0xPUl9XSElURRACKjsKBFNlYXQSFAoQU0VBVF9VTlNQRUNJRklFRBAAEg0KCVNFQVRfSE9TVBABEg4KClNFQVRfR1VFU1QQAirQAQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIeChpQSEFTRV9XQUlUSU5HX0ZPUl9PUFBPTkVOVBABEhAKDFBIQVNFX05JR0lSSRACEhMKD1BIQVNFX1NDSEVEVUxFRBADEhoKFlBIQVNFX1BMQUNJTkdfSEFORElDQVAQBBIRCg1QSEFTRV9QTEFZSU5HEAUSEwoPUEhBU0VfQURKT1VSTkVEEAYSEQoNUEhBU0VfU0NPUklORxAHEhIKDlBIQVNFX0ZJTklTSEVEEAgqlwEKC0NvbG9yQ2hvaWNlEhwKGENPTE9SX0NIT0lDRV9VTlNQRUNJRklFRBAAEhsKF0NPTE9SX0NIT0lDRV9IT1NUX0JMQUNLEAESGwoXQ09MT1JfQ0hPSUNFX0hPU1RfV0hJVEUQAhIXChNDT0xPUl9DSE9JQ0VfUkFORE9NEAMSFwoTQ09MT1JfQ0hPSUNFX05JR0lSSRAEKkEKBlBhcml0eRIWChJQQVJJVFlfVU5TUEVDSUZJRUQQABIOCgpQQVJJVFlfT0REEAESDwoLUEFSSVRZX0VWRU4QAiphCgtSZWZlcmVlTW9kZRIcChhSRUZFUkVFX01PREVfVU5TUEVDSUZJRUQQABIXChNSRUZFUkVFX01PREVfQ0FTVUFMEAESGwoXUkVGRVJFRV9NT0RFX1RPVVJOQU1FTlQQAiqTAgoJRW5kUmVhc29uEhoKFkVORF9SRUFTT05fVU5TUEVDSUZJRUQQABIUChBFTkRfUkVBU09OX1NDT1JFEAESGgoWRU5EX1JFQVNPTl9SRVNJR05BVElPThACEhMKD0VORF9SRUFTT05fVElNRRADEhYKEkVORF9SRUFTT05fRk9SRkVJVBAEEh0KGUVORF9SRUFTT05fRE9VQkxFX0ZPUkZFSVQQBRIgChxFTkRfUkVBU09OX0RSQVdfQllfQUdSRUVNRU5UEAYSFgoSRU5EX1JFQVNPTl9QRU5BTFRZEAcSGAoURU5EX1JFQVNPTl9OT19SRVNVTFQQCBIYChRFTkRfUkVBU09OX0NBTkNFTExFRBAJMq4OCgtHYW1lU2VydmljZRJHCgpDcmVhdGVHYW1lEhsud2VpcWkudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC53ZWlxaS52MS5DcmVhdGVHYW1lUmVzcG9uc2USQQoISm9pbkdhbWUSGS53ZWlxaS52MS5Kb2luR2FtZVJlcXVlc3QaGi53ZWlxaS52MS5Kb2luR2FtZVJlc3BvbnNlEkcKCkNhbmNlbEdhbWUSGy53ZWlxaS52MS5DYW5jZWxHYW1lUmVxdWVzdBocLndlaXFpLnYxLkNhbmNlbEdhbWVSZXNwb25zZRI+CgdHZXRHYW1lEhgud2VpcWkudjEuR2V0R2FtZVJlcXVlc3QaGS53ZWlxaS52MS5HZXRHYW1lUmVzcG9uc2USRAoJTGlzdEdhbWVzEhoud2VpcWkudjEuTGlzdEdhbWVzUmVxdWVzdBobLndlaXFpLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEjUKBFBsYXkSFS53ZWlxaS52MS5QbGF5UmVxdWVzdBoWLndlaXFpLnYxLlBsYXlSZXNwb25zZRI1CgRQYXNzEhUud2VpcWkudjEuUGFzc1JlcXVlc3QaFi53ZWlxaS52MS5QYXNzUmVzcG9uc2USOwoGUmVzaWduEhcud2VpcWkudjEuUmVzaWduUmVxdWVzdBoYLndlaXFpLnYxLlJlc2lnblJlc3BvbnNlEkcKCkRlY2xhcmVFbmQSGy53ZWlxaS52MS5EZWNsYXJlRW5kUmVxdWVzdBocLndlaXFpLnYxLkRlY2xhcmVFbmRSZXNwb25zZRJcChFQcm9wb3NlRGVhZFN0b25lcxIiLndlaXFpLnYxLlByb3Bvc2VEZWFkU3RvbmVzUmVxdWVzdBojLndlaXFpLnYxLlByb3Bvc2VEZWFkU3RvbmVzUmVzcG9uc2USSgoLQWNjZXB0U2NvcmUSHC53ZWlxaS52MS5BY2NlcHRTY29yZVJlcXVlc3QaHS53ZWlxaS52MS5BY2NlcHRTY29yZVJlc3BvbnNlEk0KDERpc3B1dGVTY29yZRIdLndlaXFpLnYxLkRpc3B1dGVTY29yZVJlcXVlc3QaHi53ZWlxaS52MS5EaXNwdXRlU2NvcmVSZXNwb25zZRJKCgtSZXF1ZXN0VW5kbxIcLndlaXFpLnYxLlJlcXVlc3RVbmRvUmVxdWVzdBodLndlaXFpLnYxLlJlcXVlc3RVbmRvUmVzcG9uc2USRwoKQW5zd2VyVW5kbxIbLndlaXFpLnYxLkFuc3dlclVuZG9SZXF1ZXN0Ghwud2VpcWkudjEuQW5zd2VyVW5kb1Jlc3BvbnNlEkQKCU9mZmVyRHJhdxIaLndlaXFpLnYxLk9mZmVyRHJhd1JlcXVlc3QaGy53ZWlxaS52MS5PZmZlckRyYXdSZXNwb25zZRJHCgpBbnN3ZXJEcmF3Ehsud2VpcWkudjEuQW5zd2VyRHJhd1JlcXVlc3QaHC53ZWlxaS52MS5BbnN3ZXJEcmF3UmVzcG9uc2USPgoHQWRqb3VybhIYLndlaXFpLnYxLkFkam91cm5SZXF1ZXN0Ghkud2VpcWkudjEuQWRqb3VyblJlc3BvbnNlEkEKCFNlYWxNb3ZlEhkud2VpcWkudjEuU2VhbE1vdmVSZXF1ZXN0Ghoud2VpcWkudjEuU2VhbE1vdmVSZXNwb25zZRI7CgZSZXN1bWUSFy53ZWlxaS52MS5SZXN1bWVSZXF1ZXN0Ghgud2VpcWkudjEuUmVzdW1lUmVzcG9uc2USTQoMUmV2ZWFsTmlnaXJpEh0ud2VpcWkudjEuUmV2ZWFsTmlnaXJpUmVxdWVzdBoeLndlaXFpLnYxLlJldmVhbE5pZ2lyaVJlc3BvbnNlElAKDVBsYWNlSGFuZGljYXASHi53ZWlxaS52MS5QbGFjZUhhbmRpY2FwUmVxdWVzdBofLndlaXFpLnYxLlBsYWNlSGFuZGljYXBSZXNwb25zZRI+CgdDaGVja0luEhgud2VpcWkudjEuQ2hlY2tJblJlcXVlc3QaGS53ZWlxaS52MS5DaGVja0luUmVzcG9uc2USTQoMQ2xhaW1UaW1lb3V0Eh0ud2VpcWkudjEuQ2xhaW1UaW1lb3V0UmVxdWVzdBoeLndlaXFpLnYxLkNsYWltVGltZW91dFJlc3BvbnNlEkYKCVdhdGNoR2FtZRIaLndlaXFpLnYxLldhdGNoR2FtZVJlcXVlc3QaGy53ZWlxaS52MS5XYXRjaEdhbWVSZXNwb25zZTABEkQKCUV4cG9ydFNnZhIaLndlaXFpLnYxLkV4cG9ydFNnZlJlcXVlc3QaGy53ZWlxaS52MS5FeHBvcnRTZ2ZSZXNwb25zZRI1CgRQaW5nEhUud2VpcWkudjEuUGluZ1JlcXVlc3QaFi53ZWlxaS52MS5QaW5nUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("ChN3ZWlxaS92MS9nYW1lLnByb3RvEgh3ZWlxaS52MSIdCgVQb2ludBIJCgF4GAEgASgNEgkKAXkYAiABKA0i/wQKC1RpbWVDb250cm9sEi0KBG5vbmUYASABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5Ob0Nsb2NrSAASMgoIYWJzb2x1dGUYAiABKAsyHi53ZWlxaS52MS5UaW1lQ29udHJvbC5BYnNvbHV0ZUgAEjAKB2Zpc2NoZXIYAyABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5GaXNjaGVySAASMQoIYnlvX3lvbWkYBCABKAsyHS53ZWlxaS52MS5UaW1lQ29udHJvbC5CeW9Zb21pSAASMgoIY2FuYWRpYW4YBSABKAsyHi53ZWlxaS52MS5UaW1lQ29udHJvbC5DYW5hZGlhbkgAEjwKDmdhbWVfcGx1c19tb3ZlGAYgASgLMiIud2VpcWkudjEuVGltZUNvbnRyb2wuR2FtZVBsdXNNb3ZlSAAaCQoHTm9DbG9jaxobCghBYnNvbHV0ZRIPCgdtYWluX21zGAEgASgEGlAKB0Zpc2NoZXISDwoHbWFpbl9tcxgBIAEoBBIUCgxpbmNyZW1lbnRfbXMYAiABKAQSEwoGY2FwX21zGAMgASgESACIAQFCCQoHX2NhcF9tcxo+CgdCeW9Zb21pEg8KB21haW5fbXMYASABKAQSDwoHcGVyaW9kcxgCIAEoDRIRCglwZXJpb2RfbXMYAyABKAQaPgoIQ2FuYWRpYW4SDwoHbWFpbl9tcxgBIAEoBBIOCgZzdG9uZXMYAiABKA0SEQoJcGVyaW9kX21zGAMgASgEGjQKDEdhbWVQbHVzTW92ZRIPCgdtYWluX21zGAEgASgEEhMKC3Blcl9tb3ZlX21zGAIgASgEQgYKBGtpbmQi2gMKDEdhbWVTZXR0aW5ncxISCgpib2FyZF9zaXplGAEgASgNEg0KBXJ1bGVzGAIgASgJEhEKBGtvbWkYAyABKAFIAIgBARIQCghoYW5kaWNhcBgEIAEoDRIVCg1mcmVlX2hhbmRpY2FwGAUgASgIEisKDHRpbWVfY29udHJvbBgGIAEoCzIVLndlaXFpLnYxLlRpbWVDb250cm9sEisKDGNvbG9yX2Nob2ljZRgHIAEoDjIVLndlaXFpLnYxLkNvbG9yQ2hvaWNlEiMKBG1vZGUYCCABKA4yFS53ZWlxaS52MS5SZWZlcmVlTW9kZRIXCgphbGxvd191bmRvGAkgASgISAGIAQESHQoQbGFnX2FsbG93YW5jZV9tcxgKIAEoBEgCiAEBEh8KEnNjaGVkdWxlZF9zdGFydF9tcxgLIAEoBEgDiAEBEhcKD21heF9sYXRlbmVzc19tcxgMIAEoBBINCgVyYXRlZBgNIAEoCBInCgpmcmVlX3NlYXRzGA4gASgLMhMud2VpcWkudjEuRnJlZVNlYXRzQgcKBV9rb21pQg0KC19hbGxvd191bmRvQhMKEV9sYWdfYWxsb3dhbmNlX21zQhUKE19zY2hlZHVsZWRfc3RhcnRfbXMiOwoJRnJlZVNlYXRzEhUKDW5vX2ZpcnN0X2xpbmUYASABKAgSFwoPaGFsZl9wb2ludF9iaWRzGAIgASgIIjoKClNlYXRQbGF5ZXISEQoJcGxheWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgIInMKCkNsb2NrU3RhdGUSDwoHbWFpbl9tcxgBIAEoBBIPCgdwZXJpb2RzGAIgASgNEhEKCXBlcmlvZF9tcxgDIAEoBBIOCgZzdG9uZXMYBCABKA0SDwoHcnVubmluZxgFIAEoCBIPCgdmbGFnZ2VkGAYgASgIIqcBCgpHYW1lUmVzdWx0Eh8KBndpbm5lchgBIAEoDjIPLndlaXFpLnYxLkNvbG9yEiMKBnJlYXNvbhgCIAEoDjITLndlaXFpLnYxLkVuZFJlYXNvbhIZChF3aGl0ZV9taW51c19ibGFjaxgDIAEoARIUCgxibGFja19wb2ludHMYBCABKAESFAoMd2hpdGVfcG9pbnRzGAUgASgBEgwKBHRleHQYBiABKAkinQgKCUdhbWVTdGF0ZRIPCgdnYW1lX2lkGAEgASgJEgsKA3NlcRgCIAEoBBIeCgVwaGFzZRgDIAEoDjIPLndlaXFpLnYxLlBoYXNlEigKCHNldHRpbmdzGAQgASgLMhYud2VpcWkudjEuR2FtZVNldHRpbmdzEg0KBWJvYXJkGAUgAygJEiAKB3RvX21vdmUYBiABKA4yDy53ZWlxaS52MS5Db2xvchITCgttb3ZlX251bWJlchgHIAEoDRIiCgpibGFja19zZWF0GAggASgOMg4ud2VpcWkudjEuU2VhdBIWCg5ibGFja19jYXB0dXJlcxgJIAEoDRIWCg53aGl0ZV9jYXB0dXJlcxgKIAEoDRIpCgtibGFja19jbG9jaxgLIAEoCzIULndlaXFpLnYxLkNsb2NrU3RhdGUSKQoLd2hpdGVfY2xvY2sYDCABKAsyFC53ZWlxaS52MS5DbG9ja1N0YXRlEiQKBnJlc3VsdBgNIAEoCzIULndlaXFpLnYxLkdhbWVSZXN1bHQSKgoRcGVuZGluZ191bmRvX2Zyb20YDiABKA4yDy53ZWlxaS52MS5Db2xvchIqChFwZW5kaW5nX2RyYXdfZnJvbRgPIAEoDjIPLndlaXFpLnYxLkNvbG9yEiQKC2RlYWRfc3RvbmVzGBAgAygLMg8ud2VpcWkudjEuUG9pbnQSFgoOYmxhY2tfYWNjZXB0ZWQYESABKAgSFgoOd2hpdGVfYWNjZXB0ZWQYEiABKAgSGQoRc2VhbGVkX2NvbW1pdG1lbnQYEyABKAkSJwoJbGFzdF9tb3ZlGBQgASgLMg8ud2VpcWkudjEuUG9pbnRIAIgBARIWCg5ibGFja193YXJuaW5ncxgVIAEoDRIWCg53aGl0ZV93YXJuaW5ncxgWIAEoDRIWCg5zZXJ2ZXJfdGltZV9tcxgXIAEoAxImCghrb19wb2ludBgYIAEoCzIPLndlaXFpLnYxLlBvaW50SAGIAQESGQoRbmlnaXJpX2NvbW1pdG1lbnQYGSABKAkSJgoMbmlnaXJpX2d1ZXNzGBogASgOMhAud2VpcWkudjEuUGFyaXR5EikKC2hvc3RfcGxheWVyGBsgASgLMhQud2VpcWkudjEuU2VhdFBsYXllchIqCgxndWVzdF9wbGF5ZXIYHCABKAsyFC53ZWlxaS52MS5TZWF0UGxheWVyEhcKD2hvc3RfYmlkX3NlYWxlZBgdIAEoCBIYChBndWVzdF9iaWRfc2VhbGVkGB4gASgIEhUKCGhvc3RfYmlkGB8gASgBSAKIAQESFgoJZ3Vlc3RfYmlkGCAgASgBSAOIAQFCDAoKX2xhc3RfbW92ZUILCglfa29fcG9pbnRCCwoJX2hvc3RfYmlkQgwKCl9ndWVzdF9iaWQi7gEKBUV2ZW50EgsKA3NlcRgBIAEoBBIPCgd0aW1lX21zGAIgASgDEikKC2JsYWNrX2Nsb2NrGAMgASgLMhQud2VpcWkudjEuQ2xvY2tTdGF0ZRIpCgt3aGl0ZV9jbG9jaxgEIAEoCzIULndlaXFpLnYxLkNsb2NrU3RhdGUSDAoEa2luZBgFIAEoCRIUCgxwYXlsb2FkX2pzb24YBiABKAkSHgoFY29sb3IYByABKA4yDy53ZWlxaS52MS5Db2xvchIjCgVwb2ludBgIIAEoCzIPLndlaXFpLnYxLlBvaW50SACIAQFCCAoGX3BvaW50IlQKDUNvbW1hbmRSZXN1bHQSIgoFc3RhdGUYASABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUSHwoGZXZlbnRzGAIgAygLMg8ud2VpcWkudjEuRXZlbnQiawoITXV0YXRpb24SDwoHZ2FtZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEiEKFGV4cGVjdGVkX21vdmVfbnVtYmVyGAMgASgNSACIAQFCFwoVX2V4cGVjdGVkX21vdmVfbnVtYmVyImwKEUNyZWF0ZUdhbWVSZXF1ZXN0EigKCHNldHRpbmdzGAEgASgLMhYud2VpcWkudjEuR2FtZVNldHRpbmdzEhIKCnJlcXVlc3RfaWQYAiABKAkSGQoRbmlnaXJpX2NvbW1pdG1lbnQYAyABKAkiXQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEgoKc2VhdF90b2tlbhgCIAEoCRIiCgVzdGF0ZRgDIAEoCzITLndlaXFpLnYxLkdhbWVTdGF0ZSJeCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEiYKDG5pZ2lyaV9ndWVzcxgDIAEoDjIQLndlaXFpLnYxLlBhcml0eSJKChBKb2luR2FtZVJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkSIgoFc3RhdGUYAiABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiOQoRQ2FuY2VsR2FtZVJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI9ChJDYW5jZWxHYW1lUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCIhCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIjUKD0dldEdhbWVSZXNwb25zZRIiCgVzdGF0ZRgBIAEoCzITLndlaXFpLnYxLkdhbWVTdGF0ZSIhChBMaXN0R2FtZXNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgNImAKEUxpc3RHYW1lc1Jlc3BvbnNlEiMKBG9wZW4YASADKAsyFS53ZWlxaS52MS5HYW1lU3VtbWFyeRImCgdwbGF5aW5nGAIgAygLMhUud2VpcWkudjEuR2FtZVN1bW1hcnkidgoLR2FtZVN1bW1hcnkSDwoHZ2FtZV9pZBgBIAEoCRIeCgVwaGFzZRgCIAEoDjIPLndlaXFpLnYxLlBoYXNlEhIKCmJvYXJkX3NpemUYAyABKA0SEwoLbW92ZV9udW1iZXIYBCABKA0SDQoFcnVsZXMYBSABKAkiYwoLUGxheVJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIeCgVwb2ludBgCIAEoCzIPLndlaXFpLnYxLlBvaW50Eg4KBmxhZ19tcxgDIAEoBCI3CgxQbGF5UmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCJDCgtQYXNzUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uEg4KBmxhZ19tcxgCIAEoBCI3CgxQYXNzUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCJdChRQbGFjZUhhbmRpY2FwUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uEh8KBnN0b25lcxgCIAMoCzIPLndlaXFpLnYxLlBvaW50IkAKFVBsYWNlSGFuZGljYXBSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0Il0KFVBsYWNlU2VhdFN0b25lUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uEh4KBXBvaW50GAIgASgLMg8ud2VpcWkudjEuUG9pbnQiQQoWUGxhY2VTZWF0U3RvbmVSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IkwKEENvbW1pdEJpZFJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhISCgpjb21taXRtZW50GAIgASgJIjwKEUNvbW1pdEJpZFJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiVQoQUmV2ZWFsQmlkUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uEgwKBGtvbWkYAiABKAESDQoFbm9uY2UYAyABKAkiPAoRUmV2ZWFsQmlkUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI2Cg5DaGVja0luUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIjoKD0NoZWNrSW5SZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjsKE0NsYWltVGltZW91dFJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI/ChRDbGFpbVRpbWVvdXRSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjUKDVJlc2lnblJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI5Cg5SZXNpZ25SZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjkKEURlY2xhcmVFbmRSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPQoSRGVjbGFyZUVuZFJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiYQoYUHJvcG9zZURlYWRTdG9uZXNSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SHwoGc3RvbmVzGAIgAygLMg8ud2VpcWkudjEuUG9pbnQiRAoZUHJvcG9zZURlYWRTdG9uZXNSZXNwb25zZRInCgZyZXN1bHQYASABKAsyFy53ZWlxaS52MS5Db21tYW5kUmVzdWx0IjoKEkFjY2VwdFNjb3JlUmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIj4KE0FjY2VwdFNjb3JlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI7ChNEaXNwdXRlU2NvcmVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iPwoURGlzcHV0ZVNjb3JlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI6ChJSZXF1ZXN0VW5kb1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbiI+ChNSZXF1ZXN0VW5kb1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiSQoRQW5zd2VyVW5kb1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZhY2NlcHQYAiABKAgiPQoSQW5zd2VyVW5kb1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiOAoQT2ZmZXJEcmF3UmVxdWVzdBIkCghtdXRhdGlvbhgBIAEoCzISLndlaXFpLnYxLk11dGF0aW9uIjwKEU9mZmVyRHJhd1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiSQoRQW5zd2VyRHJhd1JlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIOCgZhY2NlcHQYAiABKAgiPQoSQW5zd2VyRHJhd1Jlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiRgoKU2VhbGVkTW92ZRIgCgVwb2ludBgBIAEoCzIPLndlaXFpLnYxLlBvaW50SAASDgoEcGFzcxgCIAEoCEgAQgYKBG1vdmUiYQoOQWRqb3VyblJlcXVlc3QSJAoIbXV0YXRpb24YASABKAsyEi53ZWlxaS52MS5NdXRhdGlvbhIpCgtzZWFsZWRfbW92ZRgCIAEoCzIULndlaXFpLnYxLlNlYWxlZE1vdmUiOgoPQWRqb3VyblJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiYgoPU2VhbE1vdmVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SKQoLc2VhbGVkX21vdmUYAiABKAsyFC53ZWlxaS52MS5TZWFsZWRNb3ZlIjsKEFNlYWxNb3ZlUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCI1Cg1SZXN1bWVSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24iOQoOUmVzdW1lUmVzcG9uc2USJwoGcmVzdWx0GAEgASgLMhcud2VpcWkudjEuQ29tbWFuZFJlc3VsdCJaChNSZXZlYWxOaWdpcmlSZXF1ZXN0EiQKCG11dGF0aW9uGAEgASgLMhIud2VpcWkudjEuTXV0YXRpb24SDgoGc3RvbmVzGAIgASgNEg0KBW5vbmNlGAMgASgJIj8KFFJldmVhbE5pZ2lyaVJlc3BvbnNlEicKBnJlc3VsdBgBIAEoCzIXLndlaXFpLnYxLkNvbW1hbmRSZXN1bHQiNgoQV2F0Y2hHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKCXNpbmNlX3NlcRgCIAEoBCJXChFXYXRjaEdhbWVSZXNwb25zZRIeCgVldmVudBgBIAEoCzIPLndlaXFpLnYxLkV2ZW50EiIKBXN0YXRlGAIgASgLMhMud2VpcWkudjEuR2FtZVN0YXRlIiMKEEV4cG9ydFNnZlJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIgChFFeHBvcnRTZ2ZSZXNwb25zZRILCgNzZ2YYASABKAkiLwoLUGluZ1JlcXVlc3QSDwoHcGF5bG9hZBgBIAEoDBIPCgdkdXJhYmxlGAIgASgIIh8KDFBpbmdSZXNwb25zZRIPCgdwYXlsb2FkGAEgASgMKkAKBUNvbG9yEhUKEUNPTE9SX1VOU1BFQ0lGSUVEEAASDwoLQ09MT1JfQkxBQ0sQARIPCgtDT0xPUl9XSElURRACKjsKBFNlYXQSFAoQU0VBVF9VTlNQRUNJRklFRBAAEg0KCVNFQVRfSE9TVBABEg4KClNFQVRfR1VFU1QQAir6AQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIeChpQSEFTRV9XQUlUSU5HX0ZPUl9PUFBPTkVOVBABEhAKDFBIQVNFX05JR0lSSRACEhMKD1BIQVNFX1NDSEVEVUxFRBADEhoKFlBIQVNFX1BMQUNJTkdfSEFORElDQVAQBBIRCg1QSEFTRV9QTEFZSU5HEAUSEwoPUEhBU0VfQURKT1VSTkVEEAYSEQoNUEhBU0VfU0NPUklORxAHEhIKDlBIQVNFX0ZJTklTSEVEEAgSFQoRUEhBU0VfU0VBVF9TVE9ORVMQCRIRCg1QSEFTRV9CSURESU5HEAoqlwEKC0NvbG9yQ2hvaWNlEhwKGENPTE9SX0NIT0lDRV9VTlNQRUNJRklFRBAAEhsKF0NPTE9SX0NIT0lDRV9IT1NUX0JMQUNLEAESGwoXQ09MT1JfQ0hPSUNFX0hPU1RfV0hJVEUQAhIXChNDT0xPUl9DSE9JQ0VfUkFORE9NEAMSFwoTQ09MT1JfQ0hPSUNFX05JR0lSSRAEKkEKBlBhcml0eRIWChJQQVJJVFlfVU5TUEVDSUZJRUQQABIOCgpQQVJJVFlfT0REEAESDwoLUEFSSVRZX0VWRU4QAiphCgtSZWZlcmVlTW9kZRIcChhSRUZFUkVFX01PREVfVU5TUEVDSUZJRUQQABIXChNSRUZFUkVFX01PREVfQ0FTVUFMEAESGwoXUkVGRVJFRV9NT0RFX1RPVVJOQU1FTlQQAiqTAgoJRW5kUmVhc29uEhoKFkVORF9SRUFTT05fVU5TUEVDSUZJRUQQABIUChBFTkRfUkVBU09OX1NDT1JFEAESGgoWRU5EX1JFQVNPTl9SRVNJR05BVElPThACEhMKD0VORF9SRUFTT05fVElNRRADEhYKEkVORF9SRUFTT05fRk9SRkVJVBAEEh0KGUVORF9SRUFTT05fRE9VQkxFX0ZPUkZFSVQQBRIgChxFTkRfUkVBU09OX0RSQVdfQllfQUdSRUVNRU5UEAYSFgoSRU5EX1JFQVNPTl9QRU5BTFRZEAcSGAoURU5EX1JFQVNPTl9OT19SRVNVTFQQCBIYChRFTkRfUkVBU09OX0NBTkNFTExFRBAJMo8QCgtHYW1lU2VydmljZRJHCgpDcmVhdGVHYW1lEhsud2VpcWkudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC53ZWlxaS52MS5DcmVhdGVHYW1lUmVzcG9uc2USQQoISm9pbkdhbWUSGS53ZWlxaS52MS5Kb2luR2FtZVJlcXVlc3QaGi53ZWlxaS52MS5Kb2luR2FtZVJlc3BvbnNlEkcKCkNhbmNlbEdhbWUSGy53ZWlxaS52MS5DYW5jZWxHYW1lUmVxdWVzdBocLndlaXFpLnYxLkNhbmNlbEdhbWVSZXNwb25zZRI+CgdHZXRHYW1lEhgud2VpcWkudjEuR2V0R2FtZVJlcXVlc3QaGS53ZWlxaS52MS5HZXRHYW1lUmVzcG9uc2USRAoJTGlzdEdhbWVzEhoud2VpcWkudjEuTGlzdEdhbWVzUmVxdWVzdBobLndlaXFpLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEjUKBFBsYXkSFS53ZWlxaS52MS5QbGF5UmVxdWVzdBoWLndlaXFpLnYxLlBsYXlSZXNwb25zZRI1CgRQYXNzEhUud2VpcWkudjEuUGFzc1JlcXVlc3QaFi53ZWlxaS52MS5QYXNzUmVzcG9uc2USOwoGUmVzaWduEhcud2VpcWkudjEuUmVzaWduUmVxdWVzdBoYLndlaXFpLnYxLlJlc2lnblJlc3BvbnNlEkcKCkRlY2xhcmVFbmQSGy53ZWlxaS52MS5EZWNsYXJlRW5kUmVxdWVzdBocLndlaXFpLnYxLkRlY2xhcmVFbmRSZXNwb25zZRJcChFQcm9wb3NlRGVhZFN0b25lcxIiLndlaXFpLnYxLlByb3Bvc2VEZWFkU3RvbmVzUmVxdWVzdBojLndlaXFpLnYxLlByb3Bvc2VEZWFkU3RvbmVzUmVzcG9uc2USSgoLQWNjZXB0U2NvcmUSHC53ZWlxaS52MS5BY2NlcHRTY29yZVJlcXVlc3QaHS53ZWlxaS52MS5BY2NlcHRTY29yZVJlc3BvbnNlEk0KDERpc3B1dGVTY29yZRIdLndlaXFpLnYxLkRpc3B1dGVTY29yZVJlcXVlc3QaHi53ZWlxaS52MS5EaXNwdXRlU2NvcmVSZXNwb25zZRJKCgtSZXF1ZXN0VW5kbxIcLndlaXFpLnYxLlJlcXVlc3RVbmRvUmVxdWVzdBodLndlaXFpLnYxLlJlcXVlc3RVbmRvUmVzcG9uc2USRwoKQW5zd2VyVW5kbxIbLndlaXFpLnYxLkFuc3dlclVuZG9SZXF1ZXN0Ghwud2VpcWkudjEuQW5zd2VyVW5kb1Jlc3BvbnNlEkQKCU9mZmVyRHJhdxIaLndlaXFpLnYxLk9mZmVyRHJhd1JlcXVlc3QaGy53ZWlxaS52MS5PZmZlckRyYXdSZXNwb25zZRJHCgpBbnN3ZXJEcmF3Ehsud2VpcWkudjEuQW5zd2VyRHJhd1JlcXVlc3QaHC53ZWlxaS52MS5BbnN3ZXJEcmF3UmVzcG9uc2USPgoHQWRqb3VybhIYLndlaXFpLnYxLkFkam91cm5SZXF1ZXN0Ghkud2VpcWkudjEuQWRqb3VyblJlc3BvbnNlEkEKCFNlYWxNb3ZlEhkud2VpcWkudjEuU2VhbE1vdmVSZXF1ZXN0Ghoud2VpcWkudjEuU2VhbE1vdmVSZXNwb25zZRI7CgZSZXN1bWUSFy53ZWlxaS52MS5SZXN1bWVSZXF1ZXN0Ghgud2VpcWkudjEuUmVzdW1lUmVzcG9uc2USTQoMUmV2ZWFsTmlnaXJpEh0ud2VpcWkudjEuUmV2ZWFsTmlnaXJpUmVxdWVzdBoeLndlaXFpLnYxLlJldmVhbE5pZ2lyaVJlc3BvbnNlElAKDVBsYWNlSGFuZGljYXASHi53ZWlxaS52MS5QbGFjZUhhbmRpY2FwUmVxdWVzdBofLndlaXFpLnYxLlBsYWNlSGFuZGljYXBSZXNwb25zZRI+CgdDaGVja0luEhgud2VpcWkudjEuQ2hlY2tJblJlcXVlc3QaGS53ZWlxaS52MS5DaGVja0luUmVzcG9uc2USUwoOUGxhY2VTZWF0U3RvbmUSHy53ZWlxaS52MS5QbGFjZVNlYXRTdG9uZVJlcXVlc3QaIC53ZWlxaS52MS5QbGFjZVNlYXRTdG9uZVJlc3BvbnNlEkQKCUNvbW1pdEJpZBIaLndlaXFpLnYxLkNvbW1pdEJpZFJlcXVlc3QaGy53ZWlxaS52MS5Db21taXRCaWRSZXNwb25zZRJECglSZXZlYWxCaWQSGi53ZWlxaS52MS5SZXZlYWxCaWRSZXF1ZXN0Ghsud2VpcWkudjEuUmV2ZWFsQmlkUmVzcG9uc2USTQoMQ2xhaW1UaW1lb3V0Eh0ud2VpcWkudjEuQ2xhaW1UaW1lb3V0UmVxdWVzdBoeLndlaXFpLnYxLkNsYWltVGltZW91dFJlc3BvbnNlEkYKCVdhdGNoR2FtZRIaLndlaXFpLnYxLldhdGNoR2FtZVJlcXVlc3QaGy53ZWlxaS52MS5XYXRjaEdhbWVSZXNwb25zZTABEkQKCUV4cG9ydFNnZhIaLndlaXFpLnYxLkV4cG9ydFNnZlJlcXVlc3QaGy53ZWlxaS52MS5FeHBvcnRTZ2ZSZXNwb25zZRI1CgRQaW5nEhUud2VpcWkudjEuUGluZ1JlcXVlc3QaFi53ZWlxaS52MS5QaW5nUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * A point: x is the column from the left, y the row from the top, both from 0.
@@ -327,6 +327,15 @@ export type GameSettings = Message<"weiqi.v1.GameSettings"> & {
    * @generated from field: bool rated = 13;
    */
   rated: boolean;
+
+  /**
+   * Seed 002's variant (unset: the standard game): the four seat stones placed freely,
+   * then sealed komi bids instead of a fixed komi and colours. Not with handicap, a
+   * scheduled start or nigiri.
+   *
+   * @generated from field: weiqi.v1.FreeSeats free_seats = 14;
+   */
+  freeSeats?: FreeSeats | undefined;
 };
 
 /**
@@ -335,6 +344,39 @@ export type GameSettings = Message<"weiqi.v1.GameSettings"> & {
  */
 export const GameSettingsSchema: GenMessage<GameSettings> = /*@__PURE__*/
   messageDesc(file_weiqi_v1_game, 2);
+
+/**
+ * Seed 002's variant. After the join the host places Black's seat stones and the guest
+ * White's, in turn (PlaceSeatStone: Black, White, Black, White), as setup; then each seals
+ * a bid, the komi they would give as Black (CommitBid), and reveals it once both are
+ * sealed (RevealBid). The higher bid plays Black and gives that komi; equal bids go by a
+ * lot drawn from both nonces. Each step is due within the nigiri timeout (60 s) of the
+ * step before; whoever holds it up forfeits.
+ *
+ * @generated from message weiqi.v1.FreeSeats
+ */
+export type FreeSeats = Message<"weiqi.v1.FreeSeats"> & {
+  /**
+   * Keep the seat stones off the first line.
+   *
+   * @generated from field: bool no_first_line = 1;
+   */
+  noFirstLine: boolean;
+
+  /**
+   * Bids are n + 0.5, so the game cannot be drawn; otherwise any multiple of 0.5.
+   *
+   * @generated from field: bool half_point_bids = 2;
+   */
+  halfPointBids: boolean;
+};
+
+/**
+ * Describes the message weiqi.v1.FreeSeats.
+ * Use `create(FreeSeatsSchema)` to create a new message.
+ */
+export const FreeSeatsSchema: GenMessage<FreeSeats> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_game, 3);
 
 /**
  * A signed-in player in a seat.
@@ -363,7 +405,7 @@ export type SeatPlayer = Message<"weiqi.v1.SeatPlayer"> & {
  * Use `create(SeatPlayerSchema)` to create a new message.
  */
 export const SeatPlayerSchema: GenMessage<SeatPlayer> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 3);
+  messageDesc(file_weiqi_v1_game, 4);
 
 /**
  * @generated from message weiqi.v1.ClockState
@@ -405,7 +447,7 @@ export type ClockState = Message<"weiqi.v1.ClockState"> & {
  * Use `create(ClockStateSchema)` to create a new message.
  */
 export const ClockStateSchema: GenMessage<ClockState> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 4);
+  messageDesc(file_weiqi_v1_game, 5);
 
 /**
  * @generated from message weiqi.v1.GameResult
@@ -453,7 +495,7 @@ export type GameResult = Message<"weiqi.v1.GameResult"> & {
  * Use `create(GameResultSchema)` to create a new message.
  */
 export const GameResultSchema: GenMessage<GameResult> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 5);
+  messageDesc(file_weiqi_v1_game, 6);
 
 /**
  * @generated from message weiqi.v1.GameState
@@ -608,6 +650,28 @@ export type GameState = Message<"weiqi.v1.GameState"> & {
    * @generated from field: weiqi.v1.SeatPlayer guest_player = 28;
    */
   guestPlayer?: SeatPlayer | undefined;
+
+  /**
+   * The variant: which seats have sealed a bid, and the bids once revealed.
+   *
+   * @generated from field: bool host_bid_sealed = 29;
+   */
+  hostBidSealed: boolean;
+
+  /**
+   * @generated from field: bool guest_bid_sealed = 30;
+   */
+  guestBidSealed: boolean;
+
+  /**
+   * @generated from field: optional double host_bid = 31;
+   */
+  hostBid?: number | undefined;
+
+  /**
+   * @generated from field: optional double guest_bid = 32;
+   */
+  guestBid?: number | undefined;
 };
 
 /**
@@ -615,7 +679,7 @@ export type GameState = Message<"weiqi.v1.GameState"> & {
  * Use `create(GameStateSchema)` to create a new message.
  */
 export const GameStateSchema: GenMessage<GameState> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 6);
+  messageDesc(file_weiqi_v1_game, 7);
 
 /**
  * One event of a game's log.
@@ -679,7 +743,7 @@ export type Event = Message<"weiqi.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 7);
+  messageDesc(file_weiqi_v1_game, 8);
 
 /**
  * What every mutating call returns: the state after the command and the events it caused.
@@ -703,7 +767,7 @@ export type CommandResult = Message<"weiqi.v1.CommandResult"> & {
  * Use `create(CommandResultSchema)` to create a new message.
  */
 export const CommandResultSchema: GenMessage<CommandResult> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 8);
+  messageDesc(file_weiqi_v1_game, 9);
 
 /**
  * Fields every mutating call carries.
@@ -736,7 +800,7 @@ export type Mutation = Message<"weiqi.v1.Mutation"> & {
  * Use `create(MutationSchema)` to create a new message.
  */
 export const MutationSchema: GenMessage<Mutation> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 9);
+  messageDesc(file_weiqi_v1_game, 10);
 
 /**
  * @generated from message weiqi.v1.CreateGameRequest
@@ -766,7 +830,7 @@ export type CreateGameRequest = Message<"weiqi.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 10);
+  messageDesc(file_weiqi_v1_game, 11);
 
 /**
  * @generated from message weiqi.v1.CreateGameResponse
@@ -795,7 +859,7 @@ export type CreateGameResponse = Message<"weiqi.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 11);
+  messageDesc(file_weiqi_v1_game, 12);
 
 /**
  * @generated from message weiqi.v1.JoinGameRequest
@@ -824,7 +888,7 @@ export type JoinGameRequest = Message<"weiqi.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 12);
+  messageDesc(file_weiqi_v1_game, 13);
 
 /**
  * @generated from message weiqi.v1.JoinGameResponse
@@ -846,7 +910,7 @@ export type JoinGameResponse = Message<"weiqi.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 13);
+  messageDesc(file_weiqi_v1_game, 14);
 
 /**
  * @generated from message weiqi.v1.CancelGameRequest
@@ -863,7 +927,7 @@ export type CancelGameRequest = Message<"weiqi.v1.CancelGameRequest"> & {
  * Use `create(CancelGameRequestSchema)` to create a new message.
  */
 export const CancelGameRequestSchema: GenMessage<CancelGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 14);
+  messageDesc(file_weiqi_v1_game, 15);
 
 /**
  * @generated from message weiqi.v1.CancelGameResponse
@@ -880,7 +944,7 @@ export type CancelGameResponse = Message<"weiqi.v1.CancelGameResponse"> & {
  * Use `create(CancelGameResponseSchema)` to create a new message.
  */
 export const CancelGameResponseSchema: GenMessage<CancelGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 15);
+  messageDesc(file_weiqi_v1_game, 16);
 
 /**
  * @generated from message weiqi.v1.GetGameRequest
@@ -897,7 +961,7 @@ export type GetGameRequest = Message<"weiqi.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 16);
+  messageDesc(file_weiqi_v1_game, 17);
 
 /**
  * @generated from message weiqi.v1.GetGameResponse
@@ -914,7 +978,7 @@ export type GetGameResponse = Message<"weiqi.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 17);
+  messageDesc(file_weiqi_v1_game, 18);
 
 /**
  * @generated from message weiqi.v1.ListGamesRequest
@@ -933,7 +997,7 @@ export type ListGamesRequest = Message<"weiqi.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 18);
+  messageDesc(file_weiqi_v1_game, 19);
 
 /**
  * @generated from message weiqi.v1.ListGamesResponse
@@ -959,7 +1023,7 @@ export type ListGamesResponse = Message<"weiqi.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 19);
+  messageDesc(file_weiqi_v1_game, 20);
 
 /**
  * @generated from message weiqi.v1.GameSummary
@@ -996,7 +1060,7 @@ export type GameSummary = Message<"weiqi.v1.GameSummary"> & {
  * Use `create(GameSummarySchema)` to create a new message.
  */
 export const GameSummarySchema: GenMessage<GameSummary> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 20);
+  messageDesc(file_weiqi_v1_game, 21);
 
 /**
  * @generated from message weiqi.v1.PlayRequest
@@ -1025,7 +1089,7 @@ export type PlayRequest = Message<"weiqi.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 21);
+  messageDesc(file_weiqi_v1_game, 22);
 
 /**
  * @generated from message weiqi.v1.PlayResponse
@@ -1042,7 +1106,7 @@ export type PlayResponse = Message<"weiqi.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 22);
+  messageDesc(file_weiqi_v1_game, 23);
 
 /**
  * @generated from message weiqi.v1.PassRequest
@@ -1064,7 +1128,7 @@ export type PassRequest = Message<"weiqi.v1.PassRequest"> & {
  * Use `create(PassRequestSchema)` to create a new message.
  */
 export const PassRequestSchema: GenMessage<PassRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 23);
+  messageDesc(file_weiqi_v1_game, 24);
 
 /**
  * @generated from message weiqi.v1.PassResponse
@@ -1081,7 +1145,7 @@ export type PassResponse = Message<"weiqi.v1.PassResponse"> & {
  * Use `create(PassResponseSchema)` to create a new message.
  */
 export const PassResponseSchema: GenMessage<PassResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 24);
+  messageDesc(file_weiqi_v1_game, 25);
 
 /**
  * @generated from message weiqi.v1.PlaceHandicapRequest
@@ -1105,7 +1169,7 @@ export type PlaceHandicapRequest = Message<"weiqi.v1.PlaceHandicapRequest"> & {
  * Use `create(PlaceHandicapRequestSchema)` to create a new message.
  */
 export const PlaceHandicapRequestSchema: GenMessage<PlaceHandicapRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 25);
+  messageDesc(file_weiqi_v1_game, 26);
 
 /**
  * @generated from message weiqi.v1.PlaceHandicapResponse
@@ -1122,7 +1186,134 @@ export type PlaceHandicapResponse = Message<"weiqi.v1.PlaceHandicapResponse"> & 
  * Use `create(PlaceHandicapResponseSchema)` to create a new message.
  */
 export const PlaceHandicapResponseSchema: GenMessage<PlaceHandicapResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 26);
+  messageDesc(file_weiqi_v1_game, 27);
+
+/**
+ * @generated from message weiqi.v1.PlaceSeatStoneRequest
+ */
+export type PlaceSeatStoneRequest = Message<"weiqi.v1.PlaceSeatStoneRequest"> & {
+  /**
+   * @generated from field: weiqi.v1.Mutation mutation = 1;
+   */
+  mutation?: Mutation | undefined;
+
+  /**
+   * @generated from field: weiqi.v1.Point point = 2;
+   */
+  point?: Point | undefined;
+};
+
+/**
+ * Describes the message weiqi.v1.PlaceSeatStoneRequest.
+ * Use `create(PlaceSeatStoneRequestSchema)` to create a new message.
+ */
+export const PlaceSeatStoneRequestSchema: GenMessage<PlaceSeatStoneRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_game, 28);
+
+/**
+ * @generated from message weiqi.v1.PlaceSeatStoneResponse
+ */
+export type PlaceSeatStoneResponse = Message<"weiqi.v1.PlaceSeatStoneResponse"> & {
+  /**
+   * @generated from field: weiqi.v1.CommandResult result = 1;
+   */
+  result?: CommandResult | undefined;
+};
+
+/**
+ * Describes the message weiqi.v1.PlaceSeatStoneResponse.
+ * Use `create(PlaceSeatStoneResponseSchema)` to create a new message.
+ */
+export const PlaceSeatStoneResponseSchema: GenMessage<PlaceSeatStoneResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_game, 29);
+
+/**
+ * @generated from message weiqi.v1.CommitBidRequest
+ */
+export type CommitBidRequest = Message<"weiqi.v1.CommitBidRequest"> & {
+  /**
+   * @generated from field: weiqi.v1.Mutation mutation = 1;
+   */
+  mutation?: Mutation | undefined;
+
+  /**
+   * hex(sha256("<bid in half points>:<nonce>")): a bid of 7.5 is "15".
+   *
+   * @generated from field: string commitment = 2;
+   */
+  commitment: string;
+};
+
+/**
+ * Describes the message weiqi.v1.CommitBidRequest.
+ * Use `create(CommitBidRequestSchema)` to create a new message.
+ */
+export const CommitBidRequestSchema: GenMessage<CommitBidRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_game, 30);
+
+/**
+ * @generated from message weiqi.v1.CommitBidResponse
+ */
+export type CommitBidResponse = Message<"weiqi.v1.CommitBidResponse"> & {
+  /**
+   * @generated from field: weiqi.v1.CommandResult result = 1;
+   */
+  result?: CommandResult | undefined;
+};
+
+/**
+ * Describes the message weiqi.v1.CommitBidResponse.
+ * Use `create(CommitBidResponseSchema)` to create a new message.
+ */
+export const CommitBidResponseSchema: GenMessage<CommitBidResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_game, 31);
+
+/**
+ * @generated from message weiqi.v1.RevealBidRequest
+ */
+export type RevealBidRequest = Message<"weiqi.v1.RevealBidRequest"> & {
+  /**
+   * @generated from field: weiqi.v1.Mutation mutation = 1;
+   */
+  mutation?: Mutation | undefined;
+
+  /**
+   * The komi bid, in points (a multiple of 0.5; n + 0.5 with half_point_bids; at most
+   * 361 either way).
+   *
+   * @generated from field: double komi = 2;
+   */
+  komi: number;
+
+  /**
+   * @generated from field: string nonce = 3;
+   */
+  nonce: string;
+};
+
+/**
+ * Describes the message weiqi.v1.RevealBidRequest.
+ * Use `create(RevealBidRequestSchema)` to create a new message.
+ */
+export const RevealBidRequestSchema: GenMessage<RevealBidRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_game, 32);
+
+/**
+ * @generated from message weiqi.v1.RevealBidResponse
+ */
+export type RevealBidResponse = Message<"weiqi.v1.RevealBidResponse"> & {
+  /**
+   * @generated from field: weiqi.v1.CommandResult result = 1;
+   */
+  result?: CommandResult | undefined;
+};
+
+/**
+ * Describes the message weiqi.v1.RevealBidResponse.
+ * Use `create(RevealBidResponseSchema)` to create a new message.
+ */
+export const RevealBidResponseSchema: GenMessage<RevealBidResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_game, 33);
 
 /**
  * @generated from message weiqi.v1.CheckInRequest
@@ -1139,7 +1330,7 @@ export type CheckInRequest = Message<"weiqi.v1.CheckInRequest"> & {
  * Use `create(CheckInRequestSchema)` to create a new message.
  */
 export const CheckInRequestSchema: GenMessage<CheckInRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 27);
+  messageDesc(file_weiqi_v1_game, 34);
 
 /**
  * @generated from message weiqi.v1.CheckInResponse
@@ -1156,7 +1347,7 @@ export type CheckInResponse = Message<"weiqi.v1.CheckInResponse"> & {
  * Use `create(CheckInResponseSchema)` to create a new message.
  */
 export const CheckInResponseSchema: GenMessage<CheckInResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 28);
+  messageDesc(file_weiqi_v1_game, 35);
 
 /**
  * @generated from message weiqi.v1.ClaimTimeoutRequest
@@ -1173,7 +1364,7 @@ export type ClaimTimeoutRequest = Message<"weiqi.v1.ClaimTimeoutRequest"> & {
  * Use `create(ClaimTimeoutRequestSchema)` to create a new message.
  */
 export const ClaimTimeoutRequestSchema: GenMessage<ClaimTimeoutRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 29);
+  messageDesc(file_weiqi_v1_game, 36);
 
 /**
  * @generated from message weiqi.v1.ClaimTimeoutResponse
@@ -1190,7 +1381,7 @@ export type ClaimTimeoutResponse = Message<"weiqi.v1.ClaimTimeoutResponse"> & {
  * Use `create(ClaimTimeoutResponseSchema)` to create a new message.
  */
 export const ClaimTimeoutResponseSchema: GenMessage<ClaimTimeoutResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 30);
+  messageDesc(file_weiqi_v1_game, 37);
 
 /**
  * @generated from message weiqi.v1.ResignRequest
@@ -1207,7 +1398,7 @@ export type ResignRequest = Message<"weiqi.v1.ResignRequest"> & {
  * Use `create(ResignRequestSchema)` to create a new message.
  */
 export const ResignRequestSchema: GenMessage<ResignRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 31);
+  messageDesc(file_weiqi_v1_game, 38);
 
 /**
  * @generated from message weiqi.v1.ResignResponse
@@ -1224,7 +1415,7 @@ export type ResignResponse = Message<"weiqi.v1.ResignResponse"> & {
  * Use `create(ResignResponseSchema)` to create a new message.
  */
 export const ResignResponseSchema: GenMessage<ResignResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 32);
+  messageDesc(file_weiqi_v1_game, 39);
 
 /**
  * @generated from message weiqi.v1.DeclareEndRequest
@@ -1241,7 +1432,7 @@ export type DeclareEndRequest = Message<"weiqi.v1.DeclareEndRequest"> & {
  * Use `create(DeclareEndRequestSchema)` to create a new message.
  */
 export const DeclareEndRequestSchema: GenMessage<DeclareEndRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 33);
+  messageDesc(file_weiqi_v1_game, 40);
 
 /**
  * @generated from message weiqi.v1.DeclareEndResponse
@@ -1258,7 +1449,7 @@ export type DeclareEndResponse = Message<"weiqi.v1.DeclareEndResponse"> & {
  * Use `create(DeclareEndResponseSchema)` to create a new message.
  */
 export const DeclareEndResponseSchema: GenMessage<DeclareEndResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 34);
+  messageDesc(file_weiqi_v1_game, 41);
 
 /**
  * @generated from message weiqi.v1.ProposeDeadStonesRequest
@@ -1280,7 +1471,7 @@ export type ProposeDeadStonesRequest = Message<"weiqi.v1.ProposeDeadStonesReques
  * Use `create(ProposeDeadStonesRequestSchema)` to create a new message.
  */
 export const ProposeDeadStonesRequestSchema: GenMessage<ProposeDeadStonesRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 35);
+  messageDesc(file_weiqi_v1_game, 42);
 
 /**
  * @generated from message weiqi.v1.ProposeDeadStonesResponse
@@ -1297,7 +1488,7 @@ export type ProposeDeadStonesResponse = Message<"weiqi.v1.ProposeDeadStonesRespo
  * Use `create(ProposeDeadStonesResponseSchema)` to create a new message.
  */
 export const ProposeDeadStonesResponseSchema: GenMessage<ProposeDeadStonesResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 36);
+  messageDesc(file_weiqi_v1_game, 43);
 
 /**
  * @generated from message weiqi.v1.AcceptScoreRequest
@@ -1314,7 +1505,7 @@ export type AcceptScoreRequest = Message<"weiqi.v1.AcceptScoreRequest"> & {
  * Use `create(AcceptScoreRequestSchema)` to create a new message.
  */
 export const AcceptScoreRequestSchema: GenMessage<AcceptScoreRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 37);
+  messageDesc(file_weiqi_v1_game, 44);
 
 /**
  * @generated from message weiqi.v1.AcceptScoreResponse
@@ -1331,7 +1522,7 @@ export type AcceptScoreResponse = Message<"weiqi.v1.AcceptScoreResponse"> & {
  * Use `create(AcceptScoreResponseSchema)` to create a new message.
  */
 export const AcceptScoreResponseSchema: GenMessage<AcceptScoreResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 38);
+  messageDesc(file_weiqi_v1_game, 45);
 
 /**
  * @generated from message weiqi.v1.DisputeScoreRequest
@@ -1348,7 +1539,7 @@ export type DisputeScoreRequest = Message<"weiqi.v1.DisputeScoreRequest"> & {
  * Use `create(DisputeScoreRequestSchema)` to create a new message.
  */
 export const DisputeScoreRequestSchema: GenMessage<DisputeScoreRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 39);
+  messageDesc(file_weiqi_v1_game, 46);
 
 /**
  * @generated from message weiqi.v1.DisputeScoreResponse
@@ -1365,7 +1556,7 @@ export type DisputeScoreResponse = Message<"weiqi.v1.DisputeScoreResponse"> & {
  * Use `create(DisputeScoreResponseSchema)` to create a new message.
  */
 export const DisputeScoreResponseSchema: GenMessage<DisputeScoreResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 40);
+  messageDesc(file_weiqi_v1_game, 47);
 
 /**
  * @generated from message weiqi.v1.RequestUndoRequest
@@ -1382,7 +1573,7 @@ export type RequestUndoRequest = Message<"weiqi.v1.RequestUndoRequest"> & {
  * Use `create(RequestUndoRequestSchema)` to create a new message.
  */
 export const RequestUndoRequestSchema: GenMessage<RequestUndoRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 41);
+  messageDesc(file_weiqi_v1_game, 48);
 
 /**
  * @generated from message weiqi.v1.RequestUndoResponse
@@ -1399,7 +1590,7 @@ export type RequestUndoResponse = Message<"weiqi.v1.RequestUndoResponse"> & {
  * Use `create(RequestUndoResponseSchema)` to create a new message.
  */
 export const RequestUndoResponseSchema: GenMessage<RequestUndoResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 42);
+  messageDesc(file_weiqi_v1_game, 49);
 
 /**
  * @generated from message weiqi.v1.AnswerUndoRequest
@@ -1421,7 +1612,7 @@ export type AnswerUndoRequest = Message<"weiqi.v1.AnswerUndoRequest"> & {
  * Use `create(AnswerUndoRequestSchema)` to create a new message.
  */
 export const AnswerUndoRequestSchema: GenMessage<AnswerUndoRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 43);
+  messageDesc(file_weiqi_v1_game, 50);
 
 /**
  * @generated from message weiqi.v1.AnswerUndoResponse
@@ -1438,7 +1629,7 @@ export type AnswerUndoResponse = Message<"weiqi.v1.AnswerUndoResponse"> & {
  * Use `create(AnswerUndoResponseSchema)` to create a new message.
  */
 export const AnswerUndoResponseSchema: GenMessage<AnswerUndoResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 44);
+  messageDesc(file_weiqi_v1_game, 51);
 
 /**
  * @generated from message weiqi.v1.OfferDrawRequest
@@ -1455,7 +1646,7 @@ export type OfferDrawRequest = Message<"weiqi.v1.OfferDrawRequest"> & {
  * Use `create(OfferDrawRequestSchema)` to create a new message.
  */
 export const OfferDrawRequestSchema: GenMessage<OfferDrawRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 45);
+  messageDesc(file_weiqi_v1_game, 52);
 
 /**
  * @generated from message weiqi.v1.OfferDrawResponse
@@ -1472,7 +1663,7 @@ export type OfferDrawResponse = Message<"weiqi.v1.OfferDrawResponse"> & {
  * Use `create(OfferDrawResponseSchema)` to create a new message.
  */
 export const OfferDrawResponseSchema: GenMessage<OfferDrawResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 46);
+  messageDesc(file_weiqi_v1_game, 53);
 
 /**
  * @generated from message weiqi.v1.AnswerDrawRequest
@@ -1494,7 +1685,7 @@ export type AnswerDrawRequest = Message<"weiqi.v1.AnswerDrawRequest"> & {
  * Use `create(AnswerDrawRequestSchema)` to create a new message.
  */
 export const AnswerDrawRequestSchema: GenMessage<AnswerDrawRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 47);
+  messageDesc(file_weiqi_v1_game, 54);
 
 /**
  * @generated from message weiqi.v1.AnswerDrawResponse
@@ -1511,7 +1702,7 @@ export type AnswerDrawResponse = Message<"weiqi.v1.AnswerDrawResponse"> & {
  * Use `create(AnswerDrawResponseSchema)` to create a new message.
  */
 export const AnswerDrawResponseSchema: GenMessage<AnswerDrawResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 48);
+  messageDesc(file_weiqi_v1_game, 55);
 
 /**
  * @generated from message weiqi.v1.SealedMove
@@ -1540,7 +1731,7 @@ export type SealedMove = Message<"weiqi.v1.SealedMove"> & {
  * Use `create(SealedMoveSchema)` to create a new message.
  */
 export const SealedMoveSchema: GenMessage<SealedMove> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 49);
+  messageDesc(file_weiqi_v1_game, 56);
 
 /**
  * @generated from message weiqi.v1.AdjournRequest
@@ -1562,7 +1753,7 @@ export type AdjournRequest = Message<"weiqi.v1.AdjournRequest"> & {
  * Use `create(AdjournRequestSchema)` to create a new message.
  */
 export const AdjournRequestSchema: GenMessage<AdjournRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 50);
+  messageDesc(file_weiqi_v1_game, 57);
 
 /**
  * @generated from message weiqi.v1.AdjournResponse
@@ -1579,7 +1770,7 @@ export type AdjournResponse = Message<"weiqi.v1.AdjournResponse"> & {
  * Use `create(AdjournResponseSchema)` to create a new message.
  */
 export const AdjournResponseSchema: GenMessage<AdjournResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 51);
+  messageDesc(file_weiqi_v1_game, 58);
 
 /**
  * @generated from message weiqi.v1.SealMoveRequest
@@ -1601,7 +1792,7 @@ export type SealMoveRequest = Message<"weiqi.v1.SealMoveRequest"> & {
  * Use `create(SealMoveRequestSchema)` to create a new message.
  */
 export const SealMoveRequestSchema: GenMessage<SealMoveRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 52);
+  messageDesc(file_weiqi_v1_game, 59);
 
 /**
  * @generated from message weiqi.v1.SealMoveResponse
@@ -1618,7 +1809,7 @@ export type SealMoveResponse = Message<"weiqi.v1.SealMoveResponse"> & {
  * Use `create(SealMoveResponseSchema)` to create a new message.
  */
 export const SealMoveResponseSchema: GenMessage<SealMoveResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 53);
+  messageDesc(file_weiqi_v1_game, 60);
 
 /**
  * @generated from message weiqi.v1.ResumeRequest
@@ -1635,7 +1826,7 @@ export type ResumeRequest = Message<"weiqi.v1.ResumeRequest"> & {
  * Use `create(ResumeRequestSchema)` to create a new message.
  */
 export const ResumeRequestSchema: GenMessage<ResumeRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 54);
+  messageDesc(file_weiqi_v1_game, 61);
 
 /**
  * @generated from message weiqi.v1.ResumeResponse
@@ -1652,7 +1843,7 @@ export type ResumeResponse = Message<"weiqi.v1.ResumeResponse"> & {
  * Use `create(ResumeResponseSchema)` to create a new message.
  */
 export const ResumeResponseSchema: GenMessage<ResumeResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 55);
+  messageDesc(file_weiqi_v1_game, 62);
 
 /**
  * @generated from message weiqi.v1.RevealNigiriRequest
@@ -1681,7 +1872,7 @@ export type RevealNigiriRequest = Message<"weiqi.v1.RevealNigiriRequest"> & {
  * Use `create(RevealNigiriRequestSchema)` to create a new message.
  */
 export const RevealNigiriRequestSchema: GenMessage<RevealNigiriRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 56);
+  messageDesc(file_weiqi_v1_game, 63);
 
 /**
  * @generated from message weiqi.v1.RevealNigiriResponse
@@ -1698,7 +1889,7 @@ export type RevealNigiriResponse = Message<"weiqi.v1.RevealNigiriResponse"> & {
  * Use `create(RevealNigiriResponseSchema)` to create a new message.
  */
 export const RevealNigiriResponseSchema: GenMessage<RevealNigiriResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 57);
+  messageDesc(file_weiqi_v1_game, 64);
 
 /**
  * @generated from message weiqi.v1.WatchGameRequest
@@ -1722,7 +1913,7 @@ export type WatchGameRequest = Message<"weiqi.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 58);
+  messageDesc(file_weiqi_v1_game, 65);
 
 /**
  * @generated from message weiqi.v1.WatchGameResponse
@@ -1746,7 +1937,7 @@ export type WatchGameResponse = Message<"weiqi.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 59);
+  messageDesc(file_weiqi_v1_game, 66);
 
 /**
  * @generated from message weiqi.v1.ExportSgfRequest
@@ -1763,7 +1954,7 @@ export type ExportSgfRequest = Message<"weiqi.v1.ExportSgfRequest"> & {
  * Use `create(ExportSgfRequestSchema)` to create a new message.
  */
 export const ExportSgfRequestSchema: GenMessage<ExportSgfRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 60);
+  messageDesc(file_weiqi_v1_game, 67);
 
 /**
  * @generated from message weiqi.v1.ExportSgfResponse
@@ -1780,7 +1971,7 @@ export type ExportSgfResponse = Message<"weiqi.v1.ExportSgfResponse"> & {
  * Use `create(ExportSgfResponseSchema)` to create a new message.
  */
 export const ExportSgfResponseSchema: GenMessage<ExportSgfResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 61);
+  messageDesc(file_weiqi_v1_game, 68);
 
 /**
  * @generated from message weiqi.v1.PingRequest
@@ -1806,7 +1997,7 @@ export type PingRequest = Message<"weiqi.v1.PingRequest"> & {
  * Use `create(PingRequestSchema)` to create a new message.
  */
 export const PingRequestSchema: GenMessage<PingRequest> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 62);
+  messageDesc(file_weiqi_v1_game, 69);
 
 /**
  * @generated from message weiqi.v1.PingResponse
@@ -1823,7 +2014,7 @@ export type PingResponse = Message<"weiqi.v1.PingResponse"> & {
  * Use `create(PingResponseSchema)` to create a new message.
  */
 export const PingResponseSchema: GenMessage<PingResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_game, 63);
+  messageDesc(file_weiqi_v1_game, 70);
 
 /**
  * @generated from enum weiqi.v1.Color
@@ -1925,6 +2116,20 @@ export enum Phase {
    * @generated from enum value: PHASE_FINISHED = 8;
    */
   FINISHED = 8,
+
+  /**
+   * The variant: placing the four seat stones.
+   *
+   * @generated from enum value: PHASE_SEAT_STONES = 9;
+   */
+  SEAT_STONES = 9,
+
+  /**
+   * The variant: sealing and revealing komi bids.
+   *
+   * @generated from enum value: PHASE_BIDDING = 10;
+   */
+  BIDDING = 10,
 }
 
 /**
@@ -2347,6 +2552,36 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof CheckInRequestSchema;
     output: typeof CheckInResponseSchema;
+  },
+  /**
+   * The variant (GameSettings.free_seats): places the next seat stone.
+   *
+   * @generated from rpc weiqi.v1.GameService.PlaceSeatStone
+   */
+  placeSeatStone: {
+    methodKind: "unary";
+    input: typeof PlaceSeatStoneRequestSchema;
+    output: typeof PlaceSeatStoneResponseSchema;
+  },
+  /**
+   * The variant: seals a komi bid.
+   *
+   * @generated from rpc weiqi.v1.GameService.CommitBid
+   */
+  commitBid: {
+    methodKind: "unary";
+    input: typeof CommitBidRequestSchema;
+    output: typeof CommitBidResponseSchema;
+  },
+  /**
+   * The variant: reveals the sealed bid once both are sealed.
+   *
+   * @generated from rpc weiqi.v1.GameService.RevealBid
+   */
+  revealBid: {
+    methodKind: "unary";
+    input: typeof RevealBidRequestSchema;
+    output: typeof RevealBidResponseSchema;
   },
   /**
    * Claims a win on time (or any ending the clock has made due); the server's timer ends
