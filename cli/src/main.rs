@@ -58,6 +58,22 @@ struct SelfplayArgs {
     /// Print a JSON summary instead of text.
     #[arg(long)]
     json: bool,
+    /// `free-seats`: seed 002's variant (free seat stones, then bid komi; `variant.jsonl`
+    /// records each game's opening and bids).
+    #[arg(long)]
+    variant: Option<String>,
+    /// Variant: no seat stone on the first line.
+    #[arg(long)]
+    no_first_line: bool,
+    /// Variant: bids in whole or half points (a draw can happen), not n + 0.5.
+    #[arg(long)]
+    whole_point_bids: bool,
+    /// Variant: light playouts behind each side's fair-komi estimate.
+    #[arg(long, default_value_t = 64)]
+    bid_playouts: u32,
+    /// Variant: how far each side's bid may stray from the estimate, in points.
+    #[arg(long, default_value_t = 3.0)]
+    bid_noise: f64,
 }
 
 #[derive(clap::Args)]
@@ -430,7 +446,26 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         sgf,
         games_per_shard,
         json,
+        variant,
+        no_first_line,
+        whole_point_bids,
+        bid_playouts,
+        bid_noise,
     } = args;
+    let variant = match variant.as_deref() {
+        None => None,
+        Some("free-seats") => Some(weiqi_selfplay::variant::FreeSeatsConfig {
+            no_first_line,
+            half_point_bids: !whole_point_bids,
+            bid_playouts,
+            bid_noise,
+        }),
+        Some(other) => anyhow::bail!("unknown variant {other:?} (free-seats)"),
+    };
+    anyhow::ensure!(
+        variant.is_none() || !policy.starts_with("net:"),
+        "--variant plays with the uniform or light policy"
+    );
     let out = out.as_path();
     let net = policy.strip_prefix("net:").map(String::from);
     let player_name = net.as_ref().map(|p| format!("net:{p}"));
@@ -461,6 +496,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         sgf,
         player: player_name,
         search,
+        variant,
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))

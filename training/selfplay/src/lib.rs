@@ -27,9 +27,12 @@ mod search;
 mod shard;
 #[cfg(feature = "tch")]
 mod tensors;
+pub mod variant;
 
 pub use batch::{Batch, Batches, symmetry_permutation};
-pub use play::{Chooser, GameData, PlayPolicy, cells, encode_planes, move_index, play_game, play_game_with};
+pub use play::{
+    Chooser, GameData, PlayPolicy, cells, encode_planes, move_index, play_game, play_game_from, play_game_with,
+};
 pub use search::{Eval, Evaluator, Leaf, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search};
 pub use shard::{Manifest, Shard, ShardInfo, read_shard, run, run_search, run_with, write_shard};
 #[cfg(feature = "tch")]
@@ -63,6 +66,10 @@ pub struct Config {
     /// The search the player used, if any.
     #[serde(default)]
     pub search: Option<SearchConfig>,
+    /// Seed 002's variant: free seat stones and bid komi (see [`variant`]); `komi` is
+    /// then unused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<variant::FreeSeatsConfig>,
 }
 
 /// Self-play failures.

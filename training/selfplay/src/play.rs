@@ -59,6 +59,8 @@ pub struct GameData {
     /// An audit game in which a player fell below the resignation threshold and then did
     /// not lose (a resignation would have been wrong).
     pub false_resign: bool,
+    /// The variant's opening (seat stones and bids), for variant games.
+    pub opening: Option<crate::variant::Opening>,
 }
 
 /// Writes the 17 AlphaGo Zero planes for the player to move into `out`
@@ -120,7 +122,21 @@ pub fn play_game_with(
     sgf: bool,
     choose: &mut Chooser<'_>,
 ) -> GameData {
-    let mut state = State::new(size, rules).expect("size checked by the caller");
+    let state = State::new(size, rules).expect("size checked by the caller");
+    play_game_from(state, seed, game_id, max_moves, sgf, choose)
+}
+
+/// [`play_game_with`] from a given position (the variant's seat stones), Black or White
+/// to move as `state` says.
+pub fn play_game_from(
+    mut state: State,
+    seed: u64,
+    game_id: u64,
+    max_moves: usize,
+    sgf: bool,
+    choose: &mut Chooser<'_>,
+) -> GameData {
+    let size = state.board().width();
     state.reserve(max_moves.min(4 * size as usize * size as usize));
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut rec = Recorder::new(&state, game_id);

@@ -13,7 +13,7 @@ use weiqi_rules::Preset;
 
 use std::sync::Mutex;
 
-use crate::play::{GameData, play_game};
+use crate::play::{GameData, PlayPolicy, play_game, play_game_from};
 use crate::search::{Evaluator, play_games};
 use crate::{Config, Error, PLANES, SCHEMA_VERSION, game_id};
 
@@ -203,10 +203,46 @@ pub fn read_shard(path: &Path) -> Result<Shard, Error> {
 /// parallel on the current rayon pool; `progress` shows a bar with games/s.
 pub fn run(config: &Config, out: &Path, progress: bool) -> Result<Manifest, Error> {
     let rules = rules_of(config)?;
+    if let Some(v) = &config.variant {
+        if !v.bid_noise.is_finite() || !(0.0..=crate::variant::MAX_BID).contains(&v.bid_noise) {
+            return Err(Error::Invalid(format!("bid noise {} is not in 0..=361", v.bid_noise)));
+        }
+        if v.bid_playouts > 100_000 {
+            return Err(Error::Invalid("at most 100000 bid playouts".into()));
+        }
+    }
     run_with(config, out, progress, &|index| {
         let id = game_id(config.seed, index);
-        play_game(config.size, rules, config.policy, id, id, config.max_moves, config.sgf)
+        match &config.variant {
+            None => play_game(config.size, rules, config.policy, id, id, config.max_moves, config.sgf),
+            Some(v) => variant_game(config, rules, v, id),
+        }
     })
+}
+
+/// One game of the variant: the opening, then play as usual from it.
+fn variant_game(config: &Config, rules: weiqi_rules::Rules, v: &crate::variant::FreeSeatsConfig, id: u64) -> GameData {
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(id ^ 0x5EA7_5704_E5B1_D500);
+    let (start, opening) = crate::variant::open(config.size, rules, v, &mut rng);
+    let pol = match config.policy {
+        PlayPolicy::Uniform => weiqi_rules::Policy::Uniform,
+        PlayPolicy::Light => weiqi_rules::Policy::Light,
+    };
+    let mut g = play_game_from(start, id, id, config.max_moves, config.sgf, &mut |s, _, rng| {
+        (s.choose_random(pol, rng), None)
+    });
+    if let Some(sgf) = &mut g.sgf {
+        // The record: the seat stones are its AB/AW, the agreed komi its KM; the bids here.
+        let plain = format!("C[weiqi self-play, game {id:016x}]");
+        let note = format!(
+            "C[weiqi self-play, game {id:016x}; free seat stones (seed 002 variant): bids {} and {}, Black gives {}]",
+            opening.bids[0], opening.bids[1], opening.komi
+        );
+        *sgf = sgf.replace(&plain, &note);
+    }
+    g.opening = Some(opening);
+    g
 }
 
 /// [`run`] with a custom game player: `play(index)` plays game `index` (its id is
@@ -329,16 +365,34 @@ fn run_shards(config: &Config, out: &Path, progress: bool, produce: &ShardProduc
     let written = std::thread::scope(|s| -> Result<Vec<(u64, u64, u64, String)>, Error> {
         let writer = s.spawn(move || -> Result<Vec<(u64, u64, u64, String)>, Error> {
             let mut done = Vec::new();
+            let mut openings: Option<BufWriter<File>> = None;
             for (k, games) in rx {
                 for g in &games {
                     if let Some(sgf) = &g.sgf {
                         std::fs::write(out.join("games").join(format!("{:016x}.sgf", g.game_id)), sgf)?;
+                    }
+                    if let Some(o) = &g.opening {
+                        if openings.is_none() {
+                            openings = Some(BufWriter::new(File::create(out.join("variant.jsonl"))?));
+                        }
+                        let line = serde_json::json!({
+                            "game_id": format!("{:016x}", g.game_id),
+                            "opening": o,
+                            "winner": g.winner,
+                            "white_minus_black": g.white_minus_black,
+                        });
+                        if let Some(w) = &mut openings {
+                            writeln!(w, "{line}")?;
+                        }
                     }
                 }
                 let file = format!("shard-{k:05}.npz");
                 let path: PathBuf = out.join(&file);
                 let positions = write_shard(&path, size, &games)?;
                 done.push((games.len() as u64, positions, std::fs::metadata(&path)?.len(), file));
+            }
+            if let Some(w) = &mut openings {
+                w.flush()?;
             }
             Ok(done)
         });

@@ -267,6 +267,7 @@ fn run_search_writes_shards() {
         sgf: false,
         player: Some("black-despairs".into()),
         search: Some(search),
+        variant: None,
     };
     let evs = vec![
         Mutex::new(BlackDespairs { area: 25 }),

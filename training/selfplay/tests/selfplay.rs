@@ -20,6 +20,7 @@ fn config(games: u64, policy: PlayPolicy) -> Config {
         sgf: true,
         player: None,
         search: None,
+        variant: None,
     }
 }
 
@@ -212,4 +213,53 @@ print("numpy ok")
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("numpy ok"));
+}
+
+/// Seed 002's variant (`--variant free-seats`): every game opens with four seat stones as
+/// setup and is played with the higher bid as komi; `variant.jsonl` records the openings;
+/// the games are legal from their SGF (seat stones as AB/AW, the komi as KM).
+#[test]
+fn the_free_seats_variant_records_its_openings() {
+    let dir = out("variant");
+    let mut cfg = config(6, PlayPolicy::Light);
+    cfg.variant = Some(weiqi_selfplay::variant::FreeSeatsConfig {
+        no_first_line: true,
+        half_point_bids: true,
+        bid_playouts: 16,
+        bid_noise: 2.0,
+    });
+    let m = run(&cfg, &dir, false).unwrap();
+    assert_eq!(m.games, 6);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("variant.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 6);
+    for l in &lines {
+        let o = &l["opening"];
+        let bids = [o["bids"][0].as_f64().unwrap(), o["bids"][1].as_f64().unwrap()];
+        let komi = o["komi"].as_f64().unwrap();
+        assert_eq!(komi, bids[0].max(bids[1]), "the higher bid is the komi");
+        assert!(
+            bids.iter().all(|b| (b * 2.0).rem_euclid(2.0) == 1.0),
+            "n + 0.5: {bids:?}"
+        );
+        assert_eq!(o["seat_stones"].as_array().unwrap().len(), 4);
+        let id = l["game_id"].as_str().unwrap();
+        let sgf = std::fs::read_to_string(dir.join("games").join(format!("{id}.sgf"))).unwrap();
+        let rec = GameRecord::parse(&sgf).unwrap();
+        assert_eq!((rec.setup_black.len(), rec.setup_white.len()), (2, 2), "{sgf}");
+        assert_eq!(rec.komi, Some(komi));
+        assert!(
+            rec.setup_black
+                .iter()
+                .chain(&rec.setup_white)
+                .all(|p| p.x > 0 && p.y > 0 && p.x < 6 && p.y < 6)
+        );
+        let rep = rec.replay(Preset::Chinese.rules().with_komi(komi)).unwrap();
+        assert!(rep.first_illegal.is_none(), "{sgf}");
+        let w_minus_b = l["white_minus_black"].as_f64().unwrap();
+        assert_eq!(rep.state.tromp_taylor_score().white_minus_black, w_minus_b, "{sgf}");
+    }
 }

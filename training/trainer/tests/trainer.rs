@@ -37,6 +37,7 @@ fn trains_saves_loads_and_plays() {
         sgf: false,
         player: None,
         search: None,
+        variant: None,
     };
     run(&cfg, &data, false).unwrap();
     let model = dir.join("model.safetensors");
@@ -101,6 +102,7 @@ fn trains_saves_loads_and_plays() {
         sgf: true,
         player: Some("net".into()),
         search: Some(search),
+        variant: None,
         ..cfg.clone()
     };
     let nets = vec![
