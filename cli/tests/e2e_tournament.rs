@@ -539,6 +539,22 @@ async fn a_replica_going_away_mid_round_does_not_stop_the_tournament() {
     for (_, token) in &tokens {
         register(&mut t, token, &id).await.unwrap();
     }
+    // A spectator watches through the second replica: every change made through either.
+    let mut watch = tournaments(&second.addr)
+        .await
+        .watch_tournament(pb::WatchTournamentRequest {
+            tournament_id: id.clone(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let watched = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while let Some(m) = watch.message().await.unwrap() {
+            seen.push(m.tournament.unwrap());
+        }
+        seen
+    });
     // The first replica starts it (and creates round 1's games), then goes away; the
     // players only ever talk to the second.
     start(&mut t, &org, &id, 5).await.unwrap();
@@ -576,6 +592,19 @@ async fn a_replica_going_away_mid_round_does_not_stop_the_tournament() {
     for p in players {
         tokio::time::timeout(Duration::from_secs(30), p).await.unwrap().unwrap();
     }
+    // The watch saw the tournament move on, version by version, and closed at the end.
+    let seen = tokio::time::timeout(Duration::from_secs(10), watched)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(seen.len() >= 3, "{} updates", seen.len());
+    assert!(seen.windows(2).all(|w| w[0].version < w[1].version));
+    assert_eq!(seen[0].phase, pb::TournamentPhase::Registration as i32);
+    let last = seen.last().unwrap();
+    assert_eq!(
+        (last.phase, &last.champion_id),
+        (pb::TournamentPhase::Finished as i32, &done.champion_id)
+    );
     let p1 = names.iter().find(|(_, k)| **k == 1).unwrap().0;
     assert_eq!(&done.champion_id, p1);
     assert_eq!(done.rounds.len(), 3, "the groups' round, the semi-finals, the final");
