@@ -30,6 +30,8 @@ export function createGameClient(
     const id = msg.mutation?.gameId ?? msg.gameId;
     const t = (id && token?.(id)) || player?.();
     if (t) req.header.set("authorization", `Bearer ${t}`);
+    // A proxy in front of several servers routes a game's calls by this header.
+    if (id) req.header.set("x-weiqi-game", id);
     return next(req);
   };
   return createClient(GameService, createGrpcWebTransport({ baseUrl, interceptors: [auth] }));

@@ -98,9 +98,16 @@ fn bearer(token: &str) -> anyhow::Result<MetadataValue<tonic::metadata::Ascii>> 
     Ok(MetadataValue::try_from(format!("Bearer {token}"))?)
 }
 
-fn authed<T>(msg: T, auth: &MetadataValue<tonic::metadata::Ascii>) -> tonic::Request<T> {
+/// A call about one game: the seat's token, and the game's id in `x-weiqi-game` so that a
+/// proxy routing by game sends it to the game's replica.
+fn authed<T>(
+    msg: T,
+    auth: &MetadataValue<tonic::metadata::Ascii>,
+    route: &MetadataValue<tonic::metadata::Ascii>,
+) -> tonic::Request<T> {
     let mut r = tonic::Request::new(msg);
     r.metadata_mut().insert("authorization", auth.clone());
+    r.metadata_mut().insert("x-weiqi-game", route.clone());
     r
 }
 
@@ -128,6 +135,8 @@ struct Player {
     settings: pb::GameSettings,
     game_id: String,
     auth: [MetadataValue<tonic::metadata::Ascii>; 2],
+    /// The game's id as the routing header's value.
+    route: MetadataValue<tonic::metadata::Ascii>,
     state: State,
     rng: SmallRng,
 }
@@ -144,6 +153,7 @@ impl Player {
             settings,
             game_id: String::new(),
             auth: [bearer("")?, bearer("")?],
+            route: MetadataValue::from_static(""),
             state: State::new(size as u8, Rules::default())?,
             rng: SmallRng::seed_from_u64(seed),
         };
@@ -161,14 +171,14 @@ impl Player {
             })
             .await?
             .into_inner();
-        let j = self.clients[1]
-            .join_game(pb::JoinGameRequest {
-                game_id: c.game_id.clone(),
-                request_id: String::new(),
-                ..Default::default()
-            })
-            .await?
-            .into_inner();
+        self.route = MetadataValue::try_from(c.game_id.as_str())?;
+        let mut join = tonic::Request::new(pb::JoinGameRequest {
+            game_id: c.game_id.clone(),
+            request_id: String::new(),
+            ..Default::default()
+        });
+        join.metadata_mut().insert("x-weiqi-game", self.route.clone());
+        let j = self.clients[1].join_game(join).await?.into_inner();
         self.game_id = c.game_id;
         self.auth = [bearer(&c.seat_token)?, bearer(&j.seat_token)?];
         self.state = State::new(self.settings.board_size as u8, Rules::default())?;
@@ -185,7 +195,7 @@ impl Player {
                 expected_move_number: None,
             };
             client
-                .accept_score(authed(pb::AcceptScoreRequest { mutation: Some(m) }, &auth))
+                .accept_score(authed(pb::AcceptScoreRequest { mutation: Some(m) }, &auth, &self.route))
                 .await?;
         }
         Ok(())
@@ -222,11 +232,11 @@ impl Player {
                     }),
                     lag_ms: 0,
                 };
-                self.clients[seat].play(authed(req, token)).await?;
+                self.clients[seat].play(authed(req, token, &self.route)).await?;
             }
             Move::Pass => {
                 self.clients[seat]
-                    .pass(authed(pb::PassRequest { mutation, lag_ms: 0 }, token))
+                    .pass(authed(pb::PassRequest { mutation, lag_ms: 0 }, token, &self.route))
                     .await?;
             }
         }

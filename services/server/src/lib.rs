@@ -346,6 +346,11 @@ async fn side_listener(
 /// answer exposes gRPC's status headers (a call that fails at once has them as headers,
 /// not in the body's trailers frame). `origins`: `*`, a comma-separated list, or empty
 /// for none.
+/// The header clients send with a game's id on every call about that game, so that a proxy
+/// in front of several replicas routes all of a game's calls to one of them
+/// (`deploy/nginx/weiqi.conf`). The server itself ignores it.
+pub const ROUTE_HEADER: &str = "x-weiqi-game";
+
 pub fn cors(origins: &str) -> anyhow::Result<tower_http::cors::CorsLayer> {
     use tonic::codegen::http::{HeaderName, HeaderValue, Method};
     use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -368,6 +373,7 @@ pub fn cors(origins: &str) -> anyhow::Result<tower_http::cors::CorsLayer> {
         "x-user-agent",
         "grpc-timeout",
         "authorization",
+        ROUTE_HEADER,
     ];
     let exposed = [
         "grpc-status",

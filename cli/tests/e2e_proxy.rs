@@ -1,0 +1,257 @@
+//! Three replicas on one PostgreSQL behind a real nginx that routes by game
+//! (`deploy/nginx/weiqi.conf`): games play through the proxy, one replica is killed with
+//! SIGKILL under load, its games go on through the others, and no acknowledged move is
+//! lost (every game read back). Needs nginx (Debian's `nginx-light`): skipped without it,
+//! unless `WEIQI_REQUIRE_PROXY=1` (as CI sets).
+
+mod support;
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use support::*;
+use tonic::metadata::MetadataValue;
+use tonic::transport::Channel;
+use weiqi_proto::v1 as pb;
+use weiqi_proto::v1::game_service_client::GameServiceClient;
+use weiqi_rules::{Move, Policy, Rules, State};
+
+fn nginx() -> Option<String> {
+    let found = [
+        "/usr/sbin/nginx",
+        "/usr/local/sbin/nginx",
+        "/usr/local/nginx/sbin/nginx",
+    ]
+    .into_iter()
+    .find(|p| std::path::Path::new(p).exists())
+    .map(String::from);
+    if found.is_none() {
+        assert!(
+            std::env::var_os("WEIQI_REQUIRE_PROXY").is_none(),
+            "WEIQI_REQUIRE_PROXY is set but nginx is not installed"
+        );
+        eprintln!("skipped: install nginx to run the proxy test");
+    }
+    found
+}
+
+struct Proxy {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        // TERM, not KILL: the master then stops its workers (a killed master leaves them).
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// nginx with the shipped configuration, its upstreams replaced by `replicas`.
+fn start_proxy(bin: &str, replicas: &[&str]) -> Proxy {
+    let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-nginx", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("logs")).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/nginx/weiqi.conf")).unwrap();
+    let mut http = String::new();
+    let mut replaced = false;
+    for line in shipped.lines() {
+        let t = line.trim_start();
+        if t.starts_with("server 127.0.0.1:5005") {
+            if !replaced {
+                for r in replicas {
+                    http.push_str(&format!("    server {r} max_fails=1 fail_timeout=10s;\n"));
+                }
+                replaced = true;
+            }
+            continue;
+        }
+        http.push_str(&line.replace("listen 50050 http2", &format!("listen 127.0.0.1:{port} http2")));
+        http.push('\n');
+    }
+    assert!(replaced, "the shipped configuration lists its upstreams");
+    let conf = format!(
+        "daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log stderr warn;\n\
+         events {{ worker_connections 4096; }}\n\
+         http {{\n access_log off;\n client_body_temp_path {d}/body;\n proxy_temp_path {d}/proxy;\n\
+         fastcgi_temp_path {d}/fastcgi;\n uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n{http}}}\n",
+        d = dir.display()
+    );
+    let path = dir.join("nginx.conf");
+    std::fs::write(&path, conf).unwrap();
+    let child = Command::new(bin)
+        .arg("-p")
+        .arg(&dir)
+        .arg("-c")
+        .arg(&path)
+        .arg("-e")
+        .arg("stderr")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn nginx");
+    let addr = format!("127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(Instant::now() < deadline, "nginx did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Proxy { child, addr }
+}
+
+fn routed<T>(msg: T, game: &str, token: &str) -> tonic::Request<T> {
+    let mut r = authed(msg, token);
+    r.metadata_mut()
+        .insert("x-weiqi-game", MetadataValue::try_from(game).unwrap());
+    r
+}
+
+/// One game played through the proxy until `stop`: random legal moves for both seats,
+/// each retried with its request id until answered (a killed replica's calls fail, and
+/// the retry reaches another). Returns the game and the moves acknowledged.
+async fn play(c: Channel, seed: u64, stop: Arc<AtomicBool>, moves: Arc<AtomicU64>) -> (String, State) {
+    let mut c = GameServiceClient::new(c);
+    let settings = pb::GameSettings {
+        board_size: 19,
+        komi: Some(7.5),
+        color_choice: pb::ColorChoice::HostBlack as i32,
+        ..Default::default()
+    };
+    let created = c
+        .create_game(pb::CreateGameRequest {
+            settings: Some(settings),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.game_id.clone();
+    let mut join = tonic::Request::new(pb::JoinGameRequest {
+        game_id: id.clone(),
+        ..Default::default()
+    });
+    join.metadata_mut()
+        .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+    let joined = c.join_game(join).await.unwrap().into_inner();
+    let tokens = [created.seat_token, joined.seat_token];
+    let mut state = State::new(19, Rules::default()).unwrap();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut k = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let mv = state.choose_random(Policy::Light, &mut rng);
+        let Move::Place(p) = mv else { break };
+        let seat = state.to_move().index();
+        k += 1;
+        let rid = format!("{seed}-{k}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let req = pb::PlayRequest {
+                mutation: Some(pb::Mutation {
+                    game_id: id.clone(),
+                    request_id: rid.clone(),
+                    expected_move_number: Some(state.move_number() as u32),
+                }),
+                point: pt(p.x.into(), p.y.into()),
+                lag_ms: 0,
+            };
+            match c.play(routed(req, &id, &tokens[seat])).await {
+                Ok(_) => break,
+                Err(e) => {
+                    assert!(Instant::now() < deadline, "move {k} of {id} never answered: {e:?}");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+        }
+        state.play(mv).unwrap();
+        moves.fetch_add(1, Ordering::Relaxed);
+    }
+    (id, state)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_killed_under_load_behind_the_proxy_loses_no_move() {
+    let Some(bin) = nginx() else { return };
+    let Some(url) = pg("proxy").await else { return };
+    let replica = |k: usize| {
+        let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-proxy-{k}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        Server::start_with(dir, &[("WEIQI__DATABASE_URL", url.as_str())])
+    };
+    let mut replicas: Vec<Option<Server>> = (0..3).map(|k| Some(replica(k))).collect();
+    let addrs: Vec<String> = replicas.iter().map(|r| r.as_ref().unwrap().addr.clone()).collect();
+    let proxy = start_proxy(&bin, &addrs.iter().map(String::as_str).collect::<Vec<_>>());
+    let channel = Channel::from_shared(format!("http://{}", proxy.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let moves = Arc::new(AtomicU64::new(0));
+    let games: Vec<_> = (0..24)
+        .map(|g| tokio::spawn(play(channel.clone(), g, stop.clone(), moves.clone())))
+        .collect();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let before = moves.load(Ordering::Relaxed);
+    // SIGKILL one replica under load.
+    let killed = replicas[1].take().unwrap();
+    let t_kill = Instant::now();
+    let _ = killed.crash();
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let after = moves.load(Ordering::Relaxed) - before;
+    stop.store(true, Ordering::Relaxed);
+    let mut played = Vec::new();
+    for g in games {
+        played.push(g.await.unwrap());
+    }
+    eprintln!(
+        "through nginx: {:.0} moves/s before the kill, {:.0} moves/s in the {:.1} s after it",
+        before as f64 / 3.0,
+        after as f64 / t_kill.elapsed().as_secs_f64(),
+        t_kill.elapsed().as_secs_f64()
+    );
+    assert!(after > 0, "play went on after the kill");
+    // Every acknowledged move is there, read back through the proxy.
+    let mut c = GameServiceClient::new(channel);
+    for (id, state) in &played {
+        let mut req = tonic::Request::new(pb::GetGameRequest { game_id: id.clone() });
+        req.metadata_mut()
+            .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+        let s = c.get_game(req).await.unwrap().into_inner().state.unwrap();
+        assert_eq!(s.move_number as usize, state.move_number(), "game {id}");
+        let rows: Vec<String> = (0..19)
+            .map(|y| {
+                (0..19)
+                    .map(|x| match state.board().get(weiqi_rules::Point::new(x, y)) {
+                        Some(weiqi_rules::Color::Black) => 'x',
+                        Some(weiqi_rules::Color::White) => 'o',
+                        None => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(s.board, rows, "game {id}");
+    }
+    drop(proxy);
+}
