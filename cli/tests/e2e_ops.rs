@@ -150,3 +150,47 @@ async fn grpc_web_over_http1() {
         assert!(allowed.contains(h), "{h} not allowed: {text}");
     }
 }
+
+/// The Grafana dashboard shipped in `deploy/grafana` queries only series the server
+/// exports (after a game and a move, so that labelled ones exist; claims are counted only
+/// with replicas, so that one is left out here).
+#[tokio::test]
+async fn the_dashboard_queries_series_the_server_exports() {
+    let server = Server::fresh("dashboard");
+    let mut c = server.client().await;
+    let g = new_game(&mut c, 9, None).await;
+    play(&mut c, &g, &g.black, 4, 4).await.unwrap();
+    let text = server.metrics_text().await;
+    let dashboard = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../deploy/grafana/weiqi-dashboard.json"
+    ))
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&dashboard).unwrap();
+    let mut names = std::collections::BTreeSet::new();
+    for p in json["panels"].as_array().unwrap() {
+        for t in p["targets"].as_array().unwrap() {
+            let expr = t["expr"].as_str().unwrap();
+            let mut rest = expr;
+            while let Some(i) = rest.find("weiqi_") {
+                let name: String = rest[i..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                rest = &rest[i + name.len()..];
+                names.insert(name);
+            }
+        }
+    }
+    assert!(names.len() >= 8, "{names:?}");
+    for name in names {
+        // Only claims need a second replica to be counted.
+        if name == "weiqi_claims_total" {
+            continue;
+        }
+        assert!(
+            text.lines().any(|l| l.starts_with(&name)),
+            "{name} is not exported:\n{text}"
+        );
+    }
+}

@@ -96,8 +96,8 @@ impl Server {
             .unwrap()
     }
 
-    /// The value of a counter or gauge (`name{labels}` as exposed), 0 when absent.
-    pub async fn metric(&self, series: &str) -> f64 {
+    /// The Prometheus text of the metrics endpoint (headers included).
+    pub async fn metrics_text(&self) -> String {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let mut stream = tokio::net::TcpStream::connect(&self.metrics).await.unwrap();
         let head = format!(
@@ -107,6 +107,12 @@ impl Server {
         stream.write_all(head.as_bytes()).await.unwrap();
         let mut text = String::new();
         stream.read_to_string(&mut text).await.unwrap();
+        text
+    }
+
+    /// The value of a counter or gauge (`name{labels}` as exposed), 0 when absent.
+    pub async fn metric(&self, series: &str) -> f64 {
+        let text = self.metrics_text().await;
         text.lines()
             .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
             .unwrap_or(0.0)
