@@ -15,8 +15,8 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use hdrhistogram::Histogram;
-use rand::SeedableRng;
 use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
 use tonic::metadata::MetadataValue;
 use tonic::transport::{Channel, Endpoint};
 use weiqi_proto::v1 as pb;
@@ -50,6 +50,18 @@ struct Args {
     /// Also measure Ping and durable Ping first, as the ceilings.
     #[arg(long)]
     compare: bool,
+    /// Open loop: moves arrive at this many per second in all (Poisson: each game's own
+    /// arrivals, whatever the answers), and latency counts from the arrival, so a server
+    /// that falls behind shows it (no coordinated omission). 0: closed loop.
+    #[arg(long, default_value_t = 0.0)]
+    rate: f64,
+    /// Closed loop with a think time: each game waits this long after an answer before
+    /// its next move, as a player does.
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// The server's process id, to report its resident memory (and per game) at the end.
+    #[arg(long)]
+    server_pid: Option<u32>,
     #[arg(long)]
     json: bool,
 }
@@ -300,8 +312,12 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         }
     }
     let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(args.seconds);
     let mut tasks = Vec::new();
     let tasks_n = if ping { args.games } else { players.len() };
+    // Open loop: each task's mean gap between arrivals, so that all together make `rate`.
+    let mean_gap = (args.rate > 0.0).then(|| tasks_n as f64 / args.rate);
+    let think = Duration::from_millis(args.think_ms);
     let mut players = players.into_iter();
     for i in 0..tasks_n {
         let stop = stop.clone();
@@ -312,7 +328,23 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
             let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
             let (mut calls, mut errors) = (0u64, 0u64);
             let mut kinds: std::collections::BTreeMap<String, (u64, String)> = Default::default();
+            let mut rng = SmallRng::seed_from_u64(i as u64 ^ 0xA11_CE);
+            // The first arrival at a random phase, so the games do not all move at once.
+            let mut next =
+                Instant::now() + mean_gap.map_or(Duration::ZERO, |g| Duration::from_secs_f64(g * rng.random::<f64>()));
             while !stop.load(Ordering::Relaxed) {
+                let arrival = if let Some(gap) = mean_gap {
+                    if next >= deadline {
+                        break;
+                    }
+                    tokio::time::sleep_until(next.into()).await;
+                    let at = next;
+                    // Exponential gaps: a Poisson process per game.
+                    next += Duration::from_secs_f64(-gap * (1.0_f64 - rng.random::<f64>()).ln());
+                    Some(at)
+                } else {
+                    None
+                };
                 let r = match &mut player {
                     Some(p) => p.step(&seq).await,
                     None => {
@@ -327,10 +359,15 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                             .map_err(anyhow::Error::from)
                     }
                 };
+                // Open loop: from the arrival, waiting included.
+                let r = r.map(|dt| arrival.map_or(dt, |at| at.elapsed()));
                 match r {
                     Ok(dt) => {
                         calls += 1;
                         let _ = hist.record(dt.as_micros().max(1) as u64);
+                        if !think.is_zero() {
+                            tokio::time::sleep(think.min(deadline.saturating_duration_since(Instant::now()))).await;
+                        }
                     }
                     Err(e) => {
                         errors += 1;
@@ -364,6 +401,20 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     Ok(total)
 }
 
+/// A process's resident memory (`VmRSS` in `/proc/PID/status`, Linux), in bytes.
+fn resident_bytes(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
@@ -377,8 +428,15 @@ async fn main() -> anyhow::Result<()> {
         None
     };
     let moves = run(&args, Workload::Moves).await?;
+    let rss = args.server_pid.and_then(resident_bytes);
     if args.json {
         let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "moves": moves.json() });
+        v["rate"] = args.rate.into();
+        v["think_ms"] = args.think_ms.into();
+        if let Some(b) = rss {
+            v["server_rss_bytes"] = b.into();
+            v["server_rss_bytes_per_game"] = (b as f64 / args.games.max(1) as f64).into();
+        }
         if let Some((p, d)) = &ceilings {
             v["ping"] = p.json();
             v["durable_ping"] = d.json();
@@ -409,6 +467,13 @@ async fn main() -> anyhow::Result<()> {
             line("durable", d);
         }
         line("moves", &moves);
+        if let Some(b) = rss {
+            println!(
+                "  server memory: {:.1} MB resident, {:.1} KB per game",
+                b as f64 / 1e6,
+                b as f64 / 1e3 / args.games.max(1) as f64
+            );
+        }
         if moves.setup_errors > 0 {
             println!("  {} games could not be set up", moves.setup_errors);
         }
