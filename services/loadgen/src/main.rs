@@ -328,7 +328,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
             let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
             let (mut calls, mut errors) = (0u64, 0u64);
             let mut kinds: std::collections::BTreeMap<String, (u64, String)> = Default::default();
-            let mut rng = SmallRng::seed_from_u64(i as u64 ^ 0xA11_CE);
+            let mut rng = SmallRng::seed_from_u64(i as u64 ^ 0x000A_11CE);
             // The first arrival at a random phase, so the games do not all move at once.
             let mut next =
                 Instant::now() + mean_gap.map_or(Duration::ZERO, |g| Duration::from_secs_f64(g * rng.random::<f64>()));
