@@ -208,7 +208,14 @@ function QuickPlay(p: {
       for await (const ev of p.players.watchPlayer({}, { signal: stop.signal })) {
         const e = ev.event;
         if (e.case === "subscribed") {
-          seekId = (await p.players.seek(QUICK)).seekId;
+          const id = (await p.players.seek(QUICK)).seekId;
+          if (stop.signal.aborted) {
+            // Cancelled while the seek was being made: withdraw it before showing the
+            // button again (a seek left behind would be matched without this page).
+            await p.players.cancelSeek({ seekId: id }).catch(() => undefined);
+            return;
+          }
+          seekId = id;
           setSeeking({ stop, seekId });
         } else if (e.case === "matched" && e.value.seekId === seekId && e.value.seatToken) {
           const game = await p.client.getGame({ gameId: e.value.gameId });
