@@ -190,6 +190,16 @@ fn authed<T>(msg: T, token: &str) -> Request<T> {
     r
 }
 
+/// A call about a game: the seat's token, and the game's id in `x-weiqi-game`, so that a
+/// proxy routing by game (deploy/nginx/weiqi.conf) sends it to the game's replica.
+fn routed<T>(msg: T, (token, game_id): (impl AsRef<str>, impl AsRef<str>)) -> Request<T> {
+    let mut r = authed(msg, token.as_ref());
+    if let Ok(v) = MetadataValue::try_from(game_id.as_ref()) {
+        r.metadata_mut().insert("x-weiqi-game", v);
+    }
+    r
+}
+
 pub fn run(args: BotArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
         args.seek.is_some() || args.join || args.challenges,

@@ -396,60 +396,72 @@ async fn call(ctx: &Ctx, seat: &Seat, what: &str, mv: Option<(u32, Option<Point>
                     x: p.x as u32,
                     y: p.y as u32,
                 });
-                c.play(super::authed(
+                c.play(super::routed(
                     pb::PlayRequest {
                         mutation: mutation(),
                         point: p,
                         lag_ms: 0,
                     },
-                    token,
+                    (token, &seat.game_id),
                 ))
                 .await
                 .map(|_| ())
             }
             "pass" => c
-                .pass(super::authed(
+                .pass(super::routed(
                     pb::PassRequest {
                         mutation: mutation(),
                         lag_ms: 0,
                     },
-                    token,
+                    (token, &seat.game_id),
                 ))
                 .await
                 .map(|_| ()),
             "resign" => c
-                .resign(super::authed(pb::ResignRequest { mutation: mutation() }, token))
+                .resign(super::routed(
+                    pb::ResignRequest { mutation: mutation() },
+                    (token, &seat.game_id),
+                ))
                 .await
                 .map(|_| ()),
             "cancel" => c
-                .cancel_game(super::authed(pb::CancelGameRequest { mutation: mutation() }, token))
+                .cancel_game(super::routed(
+                    pb::CancelGameRequest { mutation: mutation() },
+                    (token, &seat.game_id),
+                ))
                 .await
                 .map(|_| ()),
             "accept" => c
-                .accept_score(super::authed(pb::AcceptScoreRequest { mutation: mutation() }, token))
+                .accept_score(super::routed(
+                    pb::AcceptScoreRequest { mutation: mutation() },
+                    (token, &seat.game_id),
+                ))
                 .await
                 .map(|_| ()),
             "dispute" => c
-                .dispute_score(super::authed(pb::DisputeScoreRequest { mutation: mutation() }, token))
+                .dispute_score(super::routed(
+                    pb::DisputeScoreRequest { mutation: mutation() },
+                    (token, &seat.game_id),
+                ))
                 .await
                 .map(|_| ()),
             "decline_undo" => c
-                .answer_undo(super::authed(
+                .answer_undo(super::routed(
                     pb::AnswerUndoRequest {
                         mutation: mutation(),
                         accept: false,
                     },
-                    token,
+                    (token, &seat.game_id),
                 ))
                 .await
                 .map(|_| ()),
             "decline_draw" => c
-                .answer_draw(super::authed(
+                .answer_draw(super::routed(
                     pb::AnswerDrawRequest {
                         mutation: mutation(),
                         accept: false,
                     },
-                    token,
+                    (token, &seat.game_id),
                 ))
                 .await
                 .map(|_| ()),
@@ -489,7 +501,7 @@ async fn call_with_stones(ctx: &Ctx, seat: &Seat, stones: Vec<Point>) -> Result<
     let r = ctx
         .client
         .clone()
-        .propose_dead_stones(super::authed(req, &seat.token))
+        .propose_dead_stones(super::routed(req, (&seat.token, &seat.game_id)))
         .await;
     if let Err(s) = &r {
         log("propose_refused", &seat.game_id, s.message());
