@@ -62,6 +62,12 @@ struct Args {
     /// The server's process id, to report its resident memory (and per game) at the end.
     #[arg(long)]
     server_pid: Option<u32>,
+    /// Spectators: this many WatchGame streams on the first game (the broadcast of a top
+    /// game), spread over the connections; reports how late each move reached them, from
+    /// the event's server time (start the server with
+    /// `WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT=0`).
+    #[arg(long, default_value_t = 0)]
+    watchers: usize,
     #[arg(long)]
     json: bool,
 }
@@ -76,6 +82,9 @@ struct Stats {
     error_kinds: std::collections::BTreeMap<String, (u64, String)>,
     wall_s: f64,
     hist: Histogram<u64>,
+    /// With `--watchers`: streams opened, the fewest and most moves one of them received,
+    /// and the delivery delays (µs, at ms resolution: server time to arrival).
+    watch: Option<(usize, u64, u64, Histogram<u64>)>,
 }
 
 impl Stats {
@@ -311,6 +320,10 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
             }
         }
     }
+    let watch_tasks = match players.first() {
+        Some(p) if args.watchers > 0 => watchers(args, &chans, &p.game_id, &stop),
+        _ => Vec::new(),
+    };
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.seconds);
     let mut tasks = Vec::new();
@@ -387,7 +400,20 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         error_kinds: setup_kinds,
         wall_s: 0.0,
         hist: Histogram::new_with_bounds(1, 60_000_000, 3)?,
+        watch: None,
     };
+    if !watch_tasks.is_empty() {
+        let n = watch_tasks.len();
+        let mut hist = Histogram::new_with_bounds(1, 60_000_000, 3)?;
+        let (mut fewest, mut most) = (u64::MAX, 0);
+        for t in watch_tasks {
+            let (h, events) = t.await?;
+            hist.add(h)?;
+            fewest = fewest.min(events);
+            most = most.max(events);
+        }
+        total.watch = Some((n, fewest, most, hist));
+    }
     for t in tasks {
         let (c, e, h, k) = t.await?;
         total.calls += c;
@@ -399,6 +425,60 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     }
     total.wall_s = start.elapsed().as_secs_f64();
     Ok(total)
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// `--watchers` streams on `game_id`, each recording how late every move reached it
+/// until `stop`; each returns its delays and how many moves it saw.
+fn watchers(
+    args: &Args,
+    chans: &[Channel],
+    game_id: &str,
+    stop: &Arc<AtomicBool>,
+) -> Vec<tokio::task::JoinHandle<(Histogram<u64>, u64)>> {
+    (0..args.watchers)
+        .map(|w| {
+            let mut client = GameServiceClient::new(chans[w % chans.len()].clone());
+            let (game_id, stop) = (game_id.to_string(), stop.clone());
+            tokio::spawn(async move {
+                let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
+                let mut events = 0u64;
+                let mut req = tonic::Request::new(pb::WatchGameRequest {
+                    game_id: game_id.clone(),
+                    since_seq: 0,
+                });
+                if let Ok(v) = MetadataValue::try_from(game_id.as_str()) {
+                    req.metadata_mut().insert("x-weiqi-game", v);
+                }
+                let Ok(r) = client.watch_game(req).await else {
+                    return (hist, events);
+                };
+                let mut stream = r.into_inner();
+                let opened = now_ms();
+                while !stop.load(Ordering::Relaxed) {
+                    match tokio::time::timeout(Duration::from_millis(200), stream.message()).await {
+                        Err(_) => continue,
+                        Ok(Ok(Some(m))) => {
+                            let Some(e) = m.event else { continue };
+                            // Moves made after the stream opened (the replay is not a delay).
+                            if e.kind == "move_played" && e.time_ms as u64 >= opened {
+                                let late_ms = now_ms().saturating_sub(e.time_ms as u64);
+                                let _ = hist.record(late_ms.max(1) * 1000);
+                                events += 1;
+                            }
+                        }
+                        Ok(_) => break,
+                    }
+                }
+                (hist, events)
+            })
+        })
+        .collect()
 }
 
 /// A process's resident memory (`VmRSS` in `/proc/PID/status`, Linux), in bytes.
@@ -433,6 +513,13 @@ async fn main() -> anyhow::Result<()> {
         let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "moves": moves.json() });
         v["rate"] = args.rate.into();
         v["think_ms"] = args.think_ms.into();
+        if let Some((n, fewest, most, h)) = &moves.watch {
+            v["watchers"] = serde_json::json!({
+                "streams": n, "moves_fewest": fewest, "moves_most": most,
+                "delivery_p50_ms": h.value_at_quantile(0.5) as f64 / 1000.0,
+                "delivery_p99_ms": h.value_at_quantile(0.99) as f64 / 1000.0,
+            });
+        }
         if let Some(b) = rss {
             v["server_rss_bytes"] = b.into();
             v["server_rss_bytes_per_game"] = (b as f64 / args.games.max(1) as f64).into();
@@ -467,6 +554,13 @@ async fn main() -> anyhow::Result<()> {
             line("durable", d);
         }
         line("moves", &moves);
+        if let Some((n, fewest, most, h)) = &moves.watch {
+            println!(
+                "  watchers: {n} streams on one game, {fewest}..{most} moves each, delivery p50 {:.0} ms  p99 {:.0} ms",
+                h.value_at_quantile(0.5) as f64 / 1000.0,
+                h.value_at_quantile(0.99) as f64 / 1000.0
+            );
+        }
         if let Some(b) = rss {
             println!(
                 "  server memory: {:.1} MB resident, {:.1} KB per game",
