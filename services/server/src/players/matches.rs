@@ -119,8 +119,7 @@ fn pairing_of(c: &Challenge, game_id: String, now: u64) -> Pairing {
 
 impl PlayerSvc {
     async fn me<T>(&self, request: &Request<T>) -> Result<PlayerRecord, Status> {
-        let token = auth::bearer(request.metadata());
-        self.players.signed_in(token.as_deref(), self.host.now_ms()).await
+        self.players.signed_in_call(request, self.host.now_ms()).await
     }
 
     pub(super) async fn do_challenge(

@@ -43,6 +43,12 @@ impl Players {
         self.signed_in(token, now_ms).await.map(Some)
     }
 
+    /// The player a call's bearer credential names; UNAUTHENTICATED without a valid one.
+    pub async fn signed_in_call<T>(&self, request: &Request<T>, now_ms: u64) -> Result<PlayerRecord, Status> {
+        self.signed_in(auth::bearer(request.metadata()).as_deref(), now_ms)
+            .await
+    }
+
     /// The caller's player; UNAUTHENTICATED without a valid credential.
     pub async fn signed_in(&self, token: Option<&str>, now_ms: u64) -> Result<PlayerRecord, Status> {
         match self.identity.resolve(self.store.as_ref(), token, now_ms).await {
@@ -88,7 +94,8 @@ fn player_to(p: &PlayerRecord, ratings: &[RatingRow]) -> pb::Player {
     }
 }
 
-fn limit(l: u32) -> Result<usize, Status> {
+/// A list call's `limit`: 100 when 0, at most [`MAX_LIST`].
+pub(crate) fn limit(l: u32) -> Result<usize, Status> {
     match l {
         0 => Ok(100),
         1..=MAX_LIST => Ok(l as usize),
@@ -208,8 +215,7 @@ impl PlayerService for PlayerSvc {
     }
 
     async fn who_am_i(&self, request: Request<pb::WhoAmIRequest>) -> Result<Response<pb::WhoAmIResponse>, Status> {
-        let token = auth::bearer(request.metadata());
-        let me = self.players.signed_in(token.as_deref(), self.time.now_ms()).await?;
+        let me = self.players.signed_in_call(&request, self.time.now_ms()).await?;
         let found = self.players.store.player(me.id.clone()).await.map_err(status::store)?;
         let ratings = found.map(|(_, r)| r).unwrap_or_default();
         Ok(Response::new(pb::WhoAmIResponse {

@@ -16,7 +16,7 @@ use weiqi_tournament::{Board, Entrant, Round, Stage, Tournament, TournamentPhase
 use super::convert::{phase_to, settings_from_pb, tournament_to};
 use super::{Tournaments, tournament_error};
 use crate::auth;
-use crate::players::{Players, seat_player};
+use crate::players::{self, Players, seat_player};
 use crate::status;
 
 pub type TournamentStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTournamentResponse, Status>> + Send>>;
@@ -26,8 +26,6 @@ pub type TournamentStream = Pin<Box<dyn Stream<Item = Result<pb::WatchTournament
 const WATCH_POLL: Duration = Duration::from_millis(1000);
 /// A player's rating for seeding when they have none on the board size.
 const UNRATED: f64 = 1500.0;
-/// The most a list returns.
-const MAX_LIST: u32 = 1000;
 
 pub struct TournamentSvc {
     pub core: Arc<Tournaments>,
@@ -38,8 +36,7 @@ pub struct TournamentSvc {
 
 impl TournamentSvc {
     async fn me<T>(&self, request: &Request<T>) -> Result<PlayerRecord, Status> {
-        let token = auth::bearer(request.metadata());
-        self.players.signed_in(token.as_deref(), self.core.host.now_ms()).await
+        self.players.signed_in_call(request, self.core.host.now_ms()).await
     }
 
     fn now(&self) -> u64 {
@@ -184,11 +181,7 @@ impl TournamentService for TournamentSvc {
         request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
         let r = request.get_ref();
-        let limit = match r.limit {
-            0 => 100,
-            l @ 1..=MAX_LIST => l as usize,
-            _ => return Err(status::bad_request("limit", format!("limit is at most {MAX_LIST}"))),
-        };
+        let limit = players::limit(r.limit)?;
         let rows = self
             .core
             .store
