@@ -32,6 +32,7 @@ pub mod variant;
 pub use batch::{Batch, Batches, symmetry_permutation};
 pub use play::{
     Chooser, GameData, PlayPolicy, cells, encode_planes, move_index, play_game, play_game_from, play_game_with,
+    play_policy_from,
 };
 pub use search::{Eval, Evaluator, Leaf, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search};
 pub use shard::{Manifest, Shard, ShardInfo, read_shard, run, run_search, run_with, write_shard};

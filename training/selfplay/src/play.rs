@@ -97,11 +97,24 @@ pub fn play_game(
     max_moves: usize,
     sgf: bool,
 ) -> GameData {
+    let state = State::new(size, rules).expect("size checked by the caller");
+    play_policy_from(state, policy, seed, game_id, max_moves, sgf)
+}
+
+/// [`play_game`] from a given position (the variant's seat stones).
+pub fn play_policy_from(
+    state: State,
+    policy: PlayPolicy,
+    seed: u64,
+    game_id: u64,
+    max_moves: usize,
+    sgf: bool,
+) -> GameData {
     let pol = match policy {
         PlayPolicy::Uniform => Policy::Uniform,
         PlayPolicy::Light => Policy::Light,
     };
-    play_game_with(size, rules, seed, game_id, max_moves, sgf, &mut |s, _, rng| {
+    play_game_from(state, seed, game_id, max_moves, sgf, &mut |s, _, rng| {
         (s.choose_random(pol, rng), None)
     })
 }

@@ -13,7 +13,7 @@ use weiqi_rules::Preset;
 
 use std::sync::Mutex;
 
-use crate::play::{GameData, PlayPolicy, play_game, play_game_from};
+use crate::play::{GameData, play_game, play_policy_from};
 use crate::search::{Evaluator, play_games};
 use crate::{Config, Error, PLANES, SCHEMA_VERSION, game_id};
 
@@ -225,13 +225,7 @@ fn variant_game(config: &Config, rules: weiqi_rules::Rules, v: &crate::variant::
     use rand::SeedableRng;
     let mut rng = rand::rngs::SmallRng::seed_from_u64(id ^ 0x5EA7_5704_E5B1_D500);
     let (start, opening) = crate::variant::open(config.size, rules, v, &mut rng);
-    let pol = match config.policy {
-        PlayPolicy::Uniform => weiqi_rules::Policy::Uniform,
-        PlayPolicy::Light => weiqi_rules::Policy::Light,
-    };
-    let mut g = play_game_from(start, id, id, config.max_moves, config.sgf, &mut |s, _, rng| {
-        (s.choose_random(pol, rng), None)
-    });
+    let mut g = play_policy_from(start, config.policy, id, id, config.max_moves, config.sgf);
     if let Some(sgf) = &mut g.sgf {
         // The record: the seat stones are its AB/AW, the agreed komi its KM; the bids here.
         let plain = format!("C[weiqi self-play, game {id:016x}]");
