@@ -12,15 +12,7 @@ use weiqi_rules::{Color, Illegal, Move, Point};
 /// scoring phase.
 fn scoring_after_one_stone() -> T {
     let mut t = T::new(casual(5));
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     t.play(Host, "C3", 1);
     t.ok(Guest, Command::Pass { lag_ms: 0 }, 2);
     t.ok(Host, Command::Pass { lag_ms: 0 }, 3);
@@ -115,15 +107,7 @@ fn undo_after_dispute_keeps_playing_c6() {
 #[test]
 fn undo_casual_only_c8() {
     let mut t = T::new(casual(9));
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     t.play(Host, "E5", 1);
     assert!(matches!(
         t.err(Guest, Command::RequestUndo, 2),
@@ -141,15 +125,7 @@ fn undo_casual_only_c8() {
     let mut s = casual(9);
     s.mode = RefereeMode::Tournament;
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     t.play(Host, "E5", 1);
     assert!(matches!(t.err(Host, Command::RequestUndo, 2), Rejection::UndoNotAllowed(m) if m.contains("tournament")));
 }
@@ -198,15 +174,7 @@ fn tournament_illegal_void_and_penalty_c5() {
 #[test]
 fn out_of_turn_changes_nothing() {
     let mut t = T::new(casual(9));
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     assert_eq!(
         t.err(
             Guest,
@@ -246,15 +214,7 @@ fn out_of_turn_changes_nothing() {
 #[test]
 fn draw_and_resignation_c7() {
     let mut t = T::new(casual(9));
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     t.ok(Host, Command::OfferDraw, 1);
     assert!(matches!(
         t.err(Host, Command::AnswerDraw { accept: true }, 2),
@@ -264,15 +224,7 @@ fn draw_and_resignation_c7() {
     assert_eq!(t.g.result().unwrap().reason, EndReason::DrawByAgreement);
 
     let mut t = T::new(casual(9));
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     t.ok(Guest, Command::Resign, 1);
     let r = t.g.result().unwrap();
     assert_eq!(
@@ -287,15 +239,7 @@ fn sgf_export_r11() {
     let mut s = casual(9);
     s.time = TimeControl::chinese(60 * S, 3);
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     t.play(Host, "E5", 10 * S);
     t.play(Guest, "C3", 20 * S);
     t.ok(Host, Command::Resign, 30 * S);

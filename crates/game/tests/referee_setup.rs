@@ -15,15 +15,7 @@ fn sealed_move_revealed_on_resume_c3() {
     let mut s = casual(9);
     s.time = TimeControl::Absolute { main_ms: 600 * S };
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     t.play(Host, "E5", 10 * S);
     let mv = Move::Place(p("C3", 9));
     let ev = t.ok(
@@ -78,15 +70,7 @@ fn sealed_move_revealed_on_resume_c3() {
 #[test]
 fn illegal_sealed_move_is_a_pass_c3() {
     let mut t = T::new(casual(9));
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     t.play(Host, "E5", 1);
     t.ok(
         Guest,
@@ -219,15 +203,7 @@ fn free_handicap_r9() {
     s.handicap = 2;
     s.free_handicap = true;
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     assert_eq!(t.g.phase(), Phase::PlacingHandicap);
     assert!(matches!(
         t.err(

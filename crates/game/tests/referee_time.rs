@@ -41,15 +41,7 @@ fn late_move_loses_c2() {
     let mut s = casual(9);
     s.time = TimeControl::Absolute { main_ms: 10 * S };
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     let ev = t.play(Host, "E5", 10 * S);
     assert_eq!(T::kinds(&ev), ["game_ended"]);
     assert_eq!(t.g.move_number(), 0);
@@ -62,15 +54,7 @@ fn chinese_byo_yomi_example_c2() {
     let mut s = casual(19);
     s.time = TimeControl::chinese(0, 5);
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     let ev = t.play(Host, "D4", 59 * S);
     assert_eq!(ev[0].clocks[0].periods, 5);
     t.play(Guest, "Q16", 60 * S);
@@ -84,15 +68,7 @@ fn byo_yomi_announcements_c2() {
     let mut s = casual(9);
     s.time = TimeControl::chinese(0, 3);
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     assert_eq!(t.g.next_wakeup(), Some(30 * S));
     let ev = t.ok(Actor::Server, Command::Tick, 56 * S);
     let secs: Vec<u32> = ev
@@ -115,15 +91,7 @@ fn lateness_c4() {
     s.scheduled_start = Some(1000 * S);
     s.max_lateness_ms = 900 * S;
     let mut t = T::new(s.clone());
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     assert_eq!(t.g.phase(), Phase::Scheduled);
     t.ok(Host, Command::CheckIn, 990 * S);
     let ev = t.ok(Guest, Command::CheckIn, 1120 * S);
@@ -132,15 +100,7 @@ fn lateness_c4() {
     assert_eq!(ev[1].clocks[0].main_ms, 3600 * S);
 
     let mut t = T::new(s.clone());
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     t.ok(Host, Command::CheckIn, 1000 * S);
     assert!(t.ok(Actor::Server, Command::Tick, 1900 * S).is_empty());
     let ev = t.ok(Actor::Server, Command::Tick, 1900 * S + 1);
@@ -150,15 +110,7 @@ fn lateness_c4() {
     assert_eq!((result.winner, result.reason), (Some(Color::Black), EndReason::Forfeit));
 
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     let ev = t.ok(Actor::Server, Command::Tick, 2000 * S);
     let EventKind::GameEnded { result } = &ev[0].kind else {
         panic!()
@@ -210,15 +162,7 @@ fn downtime_is_credited() {
     let mut s = casual(9);
     s.time = TimeControl::Absolute { main_ms: 10 * S };
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     assert!(matches!(
         t.err(Host, Command::CreditTime { ms: 5 * S }, 1),
         Rejection::NotPermitted(_)

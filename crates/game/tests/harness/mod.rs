@@ -113,15 +113,7 @@ pub fn ko_setup(mode: RefereeMode) -> T {
     let mut s = casual(5);
     s.mode = mode;
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        0,
-    );
+    join(&mut t);
     // A ko at B4/C4 (GTP on 5x5): Black captures at C4... build it move by move.
     for (i, (by, v)) in [
         (Host, "B5"),
