@@ -227,6 +227,49 @@ async fn player(addr: Address, tid: String, me: String, token: String, script: S
     panic!("{me}: the tournament did not finish");
 }
 
+/// Guests "P1".."Pn" (the lower number the stronger): their numbers by player id, and
+/// their (player id, token) in order.
+async fn entrants(addr: &str, n: u32) -> (HashMap<String, u32>, Vec<(String, String)>) {
+    let mut names = HashMap::new();
+    let mut tokens = Vec::new();
+    for k in 1..=n {
+        let (id, token) = guest(addr, &format!("P{k}")).await;
+        names.insert(id.clone(), k);
+        tokens.push((id, token));
+    }
+    (names, tokens)
+}
+
+/// One scripted player task per entrant.
+fn spawn_players(
+    addr: &Address,
+    id: &str,
+    tokens: &[(String, String)],
+    script: &Script,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    tokens
+        .iter()
+        .map(|(me, token)| {
+            tokio::spawn(player(
+                addr.clone(),
+                id.to_string(),
+                me.clone(),
+                token.clone(),
+                script.clone(),
+            ))
+        })
+        .collect()
+}
+
+/// The tournament once finished, after every player task has ended.
+async fn the_end(addr: &Address, id: &str, players: Vec<tokio::task::JoinHandle<()>>) -> pb::Tournament {
+    let done = wait_for(addr, id, "the end", |t| t.phase == pb::TournamentPhase::Finished as i32).await;
+    for p in players {
+        tokio::time::timeout(Duration::from_secs(30), p).await.unwrap().unwrap();
+    }
+    done
+}
+
 /// Until `done` holds of the tournament (read through `addr`), or 60 s.
 async fn wait_for(addr: &Address, id: &str, what: &str, done: impl Fn(&pb::Tournament) -> bool) -> pb::Tournament {
     for _ in 0..600 {
@@ -276,13 +319,7 @@ async fn eight_players_two_groups_a_forfeit_a_restart_and_the_knockout() {
     let a = server.addr.clone();
     let mut t = tournaments(&a).await;
     let (_, org) = guest(&a, "Organizer").await;
-    let mut names = HashMap::new();
-    let mut tokens = Vec::new();
-    for k in 1..=8 {
-        let (id, token) = guest(&a, &format!("P{k}")).await;
-        names.insert(id.clone(), k);
-        tokens.push((id, token));
-    }
+    let (names, tokens) = entrants(&a, 8).await;
 
     // Bad requests: each a typed error, nothing half-created.
     let mut bad = settings(3, 4);
@@ -387,16 +424,7 @@ async fn eight_players_two_groups_a_forfeit_a_restart_and_the_knockout() {
             if stronger != upset { Plan::Win } else { Plan::Lose }
         })
     };
-    let mut players = Vec::new();
-    for (me, token) in &tokens {
-        players.push(tokio::spawn(player(
-            addr.clone(),
-            id.clone(),
-            me.clone(),
-            token.clone(),
-            script.clone(),
-        )));
-    }
+    let players = spawn_players(&addr, &id, &tokens, &script);
 
     // A restart mid-tournament: round 2 paired, its games on; the server killed and
     // started again on the same data; the players carry on through it.
@@ -405,13 +433,7 @@ async fn eight_players_two_groups_a_forfeit_a_restart_and_the_knockout() {
     let server = Server::start(dir);
     *addr.write().unwrap() = server.addr.clone();
 
-    let done = wait_for(&addr, &id, "the end", |t| {
-        t.phase == pb::TournamentPhase::Finished as i32
-    })
-    .await;
-    for p in players {
-        tokio::time::timeout(Duration::from_secs(30), p).await.unwrap().unwrap();
-    }
+    let done = the_end(&addr, &id, players).await;
 
     // The standings, by an independent computation from what was played.
     let mut wins: HashSet<(String, String)> = HashSet::new();
@@ -527,13 +549,7 @@ async fn a_replica_going_away_mid_round_does_not_stop_the_tournament() {
     let second = start_replica("b");
     let mut t = tournaments(&first.addr).await;
     let (_, org) = guest(&first.addr, "Organizer").await;
-    let mut names = HashMap::new();
-    let mut tokens = Vec::new();
-    for k in 1..=4 {
-        let (id, token) = guest(&first.addr, &format!("P{k}")).await;
-        names.insert(id.clone(), k);
-        tokens.push((id, token));
-    }
+    let (names, tokens) = entrants(&first.addr, 4).await;
     let cup = create(&mut t, &org, settings(2, 2)).await;
     let id = cup.tournament_id.clone();
     for (_, token) in &tokens {
@@ -575,23 +591,8 @@ async fn a_replica_going_away_mid_round_does_not_stop_the_tournament() {
             }
         })
     };
-    let mut players = Vec::new();
-    for (me, token) in &tokens {
-        players.push(tokio::spawn(player(
-            addr.clone(),
-            id.clone(),
-            me.clone(),
-            token.clone(),
-            script.clone(),
-        )));
-    }
-    let done = wait_for(&addr, &id, "the end", |t| {
-        t.phase == pb::TournamentPhase::Finished as i32
-    })
-    .await;
-    for p in players {
-        tokio::time::timeout(Duration::from_secs(30), p).await.unwrap().unwrap();
-    }
+    let players = spawn_players(&addr, &id, &tokens, &script);
+    let done = the_end(&addr, &id, players).await;
     // The watch saw the tournament move on, version by version, and closed at the end.
     let seen = tokio::time::timeout(Duration::from_secs(10), watched)
         .await
