@@ -16,7 +16,7 @@ mod types;
 pub mod variant;
 
 pub use commit::{is_digest, move_text, nigiri_commitment, seal_commitment, sha256_hex};
-pub use game::{Corrupt, Game, MoveClock, propose_dead};
+pub use game::{Corrupt, Game, MoveClock, ParkedGame, propose_dead};
 pub use types::*;
 pub use variant::bid_commitment;
 pub use weiqi_clock::{ClockField, LagComp, Ms, PlayerTime, TimeControl, limits as clock_limits};

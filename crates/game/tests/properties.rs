@@ -98,6 +98,41 @@ fn command(op: u8, a: u8, b: u8) -> Command {
     }
 }
 
+/// A game created with settings `k` and joined at time 0, decided in place.
+fn joined(k: u8, size: u8) -> Game {
+    let mut g = Game::new();
+    let create = Command::Create {
+        host: None,
+        settings: settings(k, size),
+        nigiri_commitment: None,
+    };
+    g.decide_in_place(Actor::Host, &create, 0).unwrap();
+    g.decide_in_place(
+        Actor::Guest,
+        &Command::Join {
+            player: None,
+            nigiri_guess: None,
+            entropy: k as u64,
+        },
+        0,
+    )
+    .unwrap();
+    g
+}
+
+/// Generated operations as commands: who sends what, and when (times add up).
+fn timed(ops: Vec<(u8, u8, u8, u8, u64)>) -> impl Iterator<Item = (Actor, Command, u64)> {
+    let mut now = 0;
+    ops.into_iter().map(move |(who, op, a, b, dt)| {
+        now += dt;
+        (
+            [Actor::Host, Actor::Guest, Actor::Server][who as usize],
+            command(op, a, b),
+            now,
+        )
+    })
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -158,15 +193,8 @@ proptest! {
     /// byo-yomi calls and flags due (C2), ko rules (C7) and referee modes (C5) included.
     #[test]
     fn deciding_in_place_equals_deciding_on_a_copy(k in 0u8..16, size in 3u8..7, ops in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>(), any::<u8>(), 0u64..1500), 0..120)) {
-        let mut g = Game::new();
-        let create = Command::Create { host: None, settings: settings(k, size), nigiri_commitment: None };
-        g.decide_in_place(Actor::Host, &create, 0).unwrap();
-        g.decide_in_place(Actor::Guest, &Command::Join { player: None, nigiri_guess: None, entropy: k as u64 }, 0).unwrap();
-        let mut now = 0;
-        for (who, op, a, b, dt) in ops {
-            now += dt;
-            let actor = [Actor::Host, Actor::Guest, Actor::Server][who as usize];
-            let cmd = command(op, a, b);
+        let mut g = joined(k, size);
+        for (actor, cmd, now) in timed(ops) {
             let mut h = g.clone();
             let in_place = h.decide_in_place(actor, &cmd, now);
             match g.decide_next(actor, &cmd, now) {
@@ -180,6 +208,25 @@ proptest! {
                     prop_assert_eq!(&h, &g);
                 }
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A game parked between any two commands (as the server keeps games at rest) and
+    /// unparked is the same game: equal, and deciding every command alike after (ko and
+    /// superko history, clocks and referee state included).
+    #[test]
+    fn a_parked_game_decides_as_the_live_one(k in 0u8..16, size in 3u8..7, ops in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>(), any::<u8>(), 0u64..1500), 0..120)) {
+        prop_assert_eq!(&Game::new().park().unpark(), &Game::new());
+        let mut g = joined(k, size);
+        for (actor, cmd, now) in timed(ops) {
+            let mut rested = g.clone().park().unpark();
+            prop_assert_eq!(&rested, &g);
+            prop_assert_eq!(rested.decide_in_place(actor, &cmd, now), g.decide_in_place(actor, &cmd, now));
+            prop_assert_eq!(&rested, &g);
         }
     }
 }

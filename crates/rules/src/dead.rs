@@ -129,7 +129,12 @@ fn ownership(state: &State, playouts: u32, policy: Policy) -> Vec<[u32; 2]> {
     let board = state.board();
     let mut owned = vec![[0u32; 2]; board.cell_count()];
     let mut rng = SplitMix(board.hash() as u64 ^ (board.hash() >> 64) as u64);
-    let start = State::from_board(board.clone(), state.to_move(), *state.rules());
+    // Rebuilt, not copied: the empty-point list and chain heads then depend on the stones
+    // alone, not on the order of the moves that made them (or on whether the state was
+    // packed at rest), and so do the playouts and the estimate.
+    let mut canonical = board.clone();
+    canonical.rebuild();
+    let start = State::from_board(canonical, state.to_move(), *state.rules());
     let mut runner = Playout::new(PlayoutOptions::fast(policy, board.width().max(board.height())));
     for _ in 0..playouts {
         runner.run(&start, &mut rng);

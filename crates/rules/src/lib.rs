@@ -45,7 +45,7 @@ pub use perft::perft;
 pub use playout::{BadKoCheck, KoCheck, MoveHints, Playout, PlayoutOptions, Policy};
 pub use rules::{HandicapBonus, KoRule, Preset, Rules, RulesError, ScoringRule};
 pub use score::{AreaCount, Outcome, Score, ScoreError, TerritoryCount};
-pub use state::{Illegal, Played, State};
+pub use state::{Illegal, PackedState, Played, State};
 pub use symmetry::Symmetry;
 
 impl State {

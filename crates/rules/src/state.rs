@@ -15,6 +15,9 @@ use crate::coord::{Move, Point};
 use crate::rules::{KoRule, Rules};
 use crate::zobrist::WHITE_TO_MOVE;
 
+mod packed;
+pub use packed::PackedState;
+
 /// Why a move is refused. Every illegal move gets exactly one of these.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
@@ -69,6 +72,20 @@ impl Hasher for KeyHasher {
     }
 }
 type KeySet = HashSet<u128, BuildHasherDefault<KeyHasher>>;
+
+/// The start position of a state, shared: an empty square board is one allocation per
+/// size for the whole process (a server holds thousands of games, each otherwise with its
+/// own 23 KB copy of the same empty board).
+fn shared_start(board: &Board) -> std::sync::Arc<Board> {
+    use std::sync::{Arc, OnceLock};
+    static EMPTY: [OnceLock<Arc<Board>>; crate::coord::MAX_SIZE as usize + 1] =
+        [const { OnceLock::new() }; crate::coord::MAX_SIZE as usize + 1];
+    let (w, h) = (board.width(), board.height());
+    if w == h && board.empty_count() == w as usize * h as usize {
+        return EMPTY[w as usize].get_or_init(|| Arc::new(board.clone())).clone();
+    }
+    Arc::new(board.clone())
+}
 
 /// What a played move did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,7 +178,7 @@ impl State {
     pub fn from_board(board: Board, to_move: Color, rules: Rules) -> State {
         let mut s = State {
             rules,
-            initial: std::sync::Arc::new(board.clone()),
+            initial: shared_start(&board),
             board,
             to_move,
             initial_to_move: to_move,

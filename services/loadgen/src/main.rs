@@ -85,9 +85,17 @@ struct Stats {
     /// With `--watchers`: streams opened, the fewest and most moves one of them received,
     /// and the delivery delays (µs, at ms resolution: server time to arrival).
     watch: Option<(usize, u64, u64, Histogram<u64>)>,
+    /// With `--server-pid`: the server's CPU seconds (user and system) over the measured
+    /// window, for its CPU per call.
+    server_cpu_s: Option<f64>,
 }
 
 impl Stats {
+    /// The server's CPU per answered call, in microseconds.
+    fn cpu_per_call_us(&self) -> Option<f64> {
+        Some(self.server_cpu_s? * 1e6 / self.calls.max(1) as f64)
+    }
+
     fn rate(&self) -> f64 {
         self.calls as f64 / self.wall_s
     }
@@ -100,6 +108,7 @@ impl Stats {
             "calls": self.calls, "errors": self.errors, "setup_errors": self.setup_errors, "wall_s": self.wall_s, "calls_per_s": self.rate(),
             "error_kinds": self.error_kinds.iter().map(|(k, (n, first))| (k.clone(), serde_json::json!({"count": n, "first": first}))).collect::<serde_json::Map<_, _>>(),
             "p50_ms": self.q(0.5), "p99_ms": self.q(0.99), "p999_ms": self.q(0.999),
+            "server_cpu_s": self.server_cpu_s, "server_cpu_per_call_us": self.cpu_per_call_us(),
         })
     }
 }
@@ -324,6 +333,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         Some(p) if args.watchers > 0 => watchers(args, &chans, &p.game_id, &stop),
         _ => Vec::new(),
     };
+    let cpu_before = args.server_pid.and_then(cpu_seconds);
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.seconds);
     let mut tasks = Vec::new();
@@ -338,13 +348,17 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         let mut player = if ping { None } else { players.next() };
         let mut client = GameServiceClient::new(chans[i % chans.len()].clone());
         tasks.push(tokio::spawn(async move {
-            let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
+            // Raw samples, merged into one histogram at the end: a histogram of this range
+            // and precision is about 200 KB, too much for each of 100,000 tasks.
+            let mut hist: Vec<u64> = Vec::new();
             let (mut calls, mut errors) = (0u64, 0u64);
             let mut kinds: std::collections::BTreeMap<String, (u64, String)> = Default::default();
             let mut rng = SmallRng::seed_from_u64(i as u64 ^ 0x000A_11CE);
-            // The first arrival at a random phase, so the games do not all move at once.
-            let mut next =
-                Instant::now() + mean_gap.map_or(Duration::ZERO, |g| Duration::from_secs_f64(g * rng.random::<f64>()));
+            // A Poisson process from the start: the first arrival too is an exponential gap
+            // away (a uniform first phase made the first mean gap's rate a quarter higher).
+            let exp_gap =
+                |rng: &mut SmallRng, g: f64| Duration::from_secs_f64(-g * (1.0_f64 - rng.random::<f64>()).ln());
+            let mut next = Instant::now() + mean_gap.map_or(Duration::ZERO, |g| exp_gap(&mut rng, g));
             while !stop.load(Ordering::Relaxed) {
                 let arrival = if let Some(gap) = mean_gap {
                     if next >= deadline {
@@ -353,7 +367,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                     tokio::time::sleep_until(next.into()).await;
                     let at = next;
                     // Exponential gaps: a Poisson process per game.
-                    next += Duration::from_secs_f64(-gap * (1.0_f64 - rng.random::<f64>()).ln());
+                    next += exp_gap(&mut rng, gap);
                     Some(at)
                 } else {
                     None
@@ -377,7 +391,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                 match r {
                     Ok(dt) => {
                         calls += 1;
-                        let _ = hist.record(dt.as_micros().max(1) as u64);
+                        hist.push(dt.as_micros().max(1) as u64);
                         if !think.is_zero() {
                             tokio::time::sleep(think.min(deadline.saturating_duration_since(Instant::now()))).await;
                         }
@@ -401,14 +415,15 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         wall_s: 0.0,
         hist: Histogram::new_with_bounds(1, 60_000_000, 3)?,
         watch: None,
+        server_cpu_s: None,
     };
     if !watch_tasks.is_empty() {
         let n = watch_tasks.len();
         let mut hist = Histogram::new_with_bounds(1, 60_000_000, 3)?;
         let (mut fewest, mut most) = (u64::MAX, 0);
         for t in watch_tasks {
-            let (h, events) = t.await?;
-            hist.add(h)?;
+            let (samples, events) = t.await?;
+            record_all(&mut hist, samples)?;
             fewest = fewest.min(events);
             most = most.max(events);
         }
@@ -421,10 +436,20 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         for (kind, (n, first)) in k {
             total.error_kinds.entry(kind).or_insert((0, first)).0 += n;
         }
-        total.hist.add(h)?;
+        record_all(&mut total.hist, h)?;
     }
     total.wall_s = start.elapsed().as_secs_f64();
+    let cpu_after = args.server_pid.and_then(cpu_seconds);
+    total.server_cpu_s = cpu_before.zip(cpu_after).map(|(a, b)| b - a);
     Ok(total)
+}
+
+/// Adds one task's samples (microseconds) to the run's histogram.
+fn record_all(hist: &mut Histogram<u64>, samples: Vec<u64>) -> anyhow::Result<()> {
+    for s in samples {
+        hist.record(s.min(hist.high()))?;
+    }
+    Ok(())
 }
 
 fn now_ms() -> u64 {
@@ -440,13 +465,13 @@ fn watchers(
     chans: &[Channel],
     game_id: &str,
     stop: &Arc<AtomicBool>,
-) -> Vec<tokio::task::JoinHandle<(Histogram<u64>, u64)>> {
+) -> Vec<tokio::task::JoinHandle<(Vec<u64>, u64)>> {
     (0..args.watchers)
         .map(|w| {
             let mut client = GameServiceClient::new(chans[w % chans.len()].clone());
             let (game_id, stop) = (game_id.to_string(), stop.clone());
             tokio::spawn(async move {
-                let mut hist = Histogram::<u64>::new_with_bounds(1, 60_000_000, 3).expect("histogram");
+                let mut hist: Vec<u64> = Vec::new();
                 let mut events = 0u64;
                 let mut req = tonic::Request::new(pb::WatchGameRequest {
                     game_id: game_id.clone(),
@@ -468,7 +493,7 @@ fn watchers(
                             // Moves made after the stream opened (the replay is not a delay).
                             if e.kind == "move_played" && e.time_ms as u64 >= opened {
                                 let late_ms = now_ms().saturating_sub(e.time_ms as u64);
-                                let _ = hist.record(late_ms.max(1) * 1000);
+                                hist.push(late_ms.max(1) * 1000);
                                 events += 1;
                             }
                         }
@@ -479,6 +504,18 @@ fn watchers(
             })
         })
         .collect()
+}
+
+/// A process's CPU time so far, user and system, in seconds (`/proc/PID/stat`, Linux; at
+/// the kernel's 100 ticks a second, so a window of seconds measures it within 1%).
+fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces), from the third on.
+    let rest = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
+    // utime and stime are fields 14 and 15 of the whole line: 11 and 12 after the name.
+    Some((ticks(11)? + ticks(12)?) as f64 / 100.0)
 }
 
 /// A process's resident memory (`VmRSS` in `/proc/PID/status`, Linux), in bytes.
@@ -554,6 +591,15 @@ async fn main() -> anyhow::Result<()> {
             line("durable", d);
         }
         line("moves", &moves);
+        for (name, s) in ceilings
+            .iter()
+            .flat_map(|(p, d)| [("ping", p), ("durable", d)])
+            .chain([("moves", &moves)])
+        {
+            if let (Some(cpu), Some(per)) = (s.server_cpu_s, s.cpu_per_call_us()) {
+                println!("  server CPU, {name}: {cpu:.2} s, {per:.1} µs a call");
+            }
+        }
         if let Some((n, fewest, most, h)) = &moves.watch {
             println!(
                 "  watchers: {n} streams on one game, {fewest}..{most} moves each, delivery p50 {:.0} ms  p99 {:.0} ms",

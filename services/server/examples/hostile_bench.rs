@@ -52,7 +52,7 @@ async fn main() {
     let seat = |c| {
         let hub = hub.clone();
         let id = id.clone();
-        async move { Actor::from(hub.lock(&id).await.unwrap().game.seat_of(c).unwrap()) }
+        async move { Actor::from(hub.lock(&id).await.unwrap().game.get().seat_of(c).unwrap()) }
     };
     let black = seat(weiqi_rules::Color::Black).await;
     let white = seat(weiqi_rules::Color::White).await;

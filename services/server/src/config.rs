@@ -33,6 +33,10 @@ pub struct ServerConfig {
     /// Games in progress without a running clock, untouched this long, leave memory (they
     /// stay in the store and come back with the next call); 0 keeps them.
     pub idle_evict_ms: u64,
+    /// A game rests packed (its board's bookkeeping dropped, rebuilt on its next command)
+    /// after a command unless the one before came less than this long before, and the
+    /// games left unpacked are packed once idle this long; 0 packs after every command.
+    pub park_after_ms: u64,
     /// Open games nobody joined for this long are cancelled (they would otherwise stay in
     /// the lobby, and in memory, forever); 0 keeps them.
     pub open_game_ttl_ms: u64,
@@ -69,6 +73,7 @@ impl ServerConfig {
             .set_default("shutdown_grace_ms", 5000)?
             .set_default("heartbeat_ms", 1000)?
             .set_default("idle_evict_ms", 600_000)?
+            .set_default("park_after_ms", 1000)?
             .set_default("open_game_ttl_ms", 86_400_000)?
             .set_default("cors_allowed_origins", "*")?
             .set_default("lag_allowance_ms", 1000)?;

@@ -61,16 +61,17 @@ async fn drive_async(data: &[u8]) {
         let token = tokens[*who as usize % 3].as_deref();
         // Most calls are aimed at the game; some keep whatever game id they decoded.
         let target = (op & 0x80 == 0).then_some(id.as_str());
-        let before = hub.lock(&id).await.expect("the game").game.seq();
+        let before = hub.lock(&id).await.expect("the game").game.get().seq();
         let answered = call(&svc, op & 0x7f, body, token, target).await;
-        let after = hub.lock(&id).await.expect("the game").game.seq();
+        let after = hub.lock(&id).await.expect("the game").game.get().seq();
         if !answered {
             assert_eq!(before, after, "a refused call (op {op}) changed the game");
         }
     }
-    let e = hub.lock(&id).await.expect("the game");
-    assert_eq!(Game::from_events(&e.log).expect("the log folds"), e.game);
-    for (i, ev) in e.log.iter().enumerate() {
+    let log = hub.stored_log(&id).await.expect("the log");
+    let mut e = hub.lock(&id).await.expect("the game");
+    assert_eq!(&Game::from_events(&log).expect("the log folds"), e.game.get());
+    for (i, ev) in log.iter().enumerate() {
         assert_eq!(ev.seq, i as u64 + 1, "one event per sequence number");
     }
 }

@@ -152,7 +152,9 @@ async fn serve<S: EventStore>(
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
     let shared = cluster.is_some();
-    let mut hub = Hub::new(store, secret, metrics.clone(), stop_rx.clone()).with_players(player_store.clone());
+    let mut hub = Hub::new(store, secret, metrics.clone(), stop_rx.clone())
+        .with_players(player_store.clone())
+        .with_park_after(cfg.park_after_ms);
     if let Some(cluster) = cluster {
         hub = hub.with_cluster(cluster);
     }
@@ -165,6 +167,7 @@ async fn serve<S: EventStore>(
         tokio::spawn(hub.clone().follow_watched(WATCH_POLL_MS));
         tokio::spawn(hub.clone().claim_overdue(CLAIM_EVERY_MS, CLAIM_GRACE_MS));
     }
+    tokio::spawn(hub.clone().park_loop());
     if cfg.idle_evict_ms > 0 {
         tokio::spawn(hub.clone().evict_loop(cfg.idle_evict_ms));
     }

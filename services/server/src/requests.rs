@@ -89,6 +89,43 @@ impl RequestKey {
     }
 }
 
+/// The request ids a game has answered (map keys as [`RequestKey::map_key`] makes them),
+/// as 32-bit hashes: 4 bytes a command instead of a map of strings on every move of every
+/// game in memory. A match may be a collision (about one command in a billion in a
+/// 300-move game), so the hub confirms it against the ids in the store before answering a
+/// retry. The hash is keyed per process, so clients cannot aim for collisions.
+#[derive(Debug, Default, Clone)]
+pub struct SeenRequests(Vec<u32>);
+
+impl SeenRequests {
+    pub fn insert(&mut self, map_key: &str) {
+        let h = short_hash(map_key);
+        if let Err(i) = self.0.binary_search(&h) {
+            self.0.insert(i, h);
+        }
+    }
+
+    /// Whether this seat's id (or an older version's bare id) may have been answered.
+    pub fn may_contain(&self, key: &RequestKey) -> bool {
+        let has = |k: &str| self.0.binary_search(&short_hash(k)).is_ok();
+        has(&key.map_key()) || has(&key.request_id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+fn short_hash(s: &str) -> u32 {
+    use std::hash::BuildHasher;
+    static KEYS: std::sync::LazyLock<std::hash::RandomState> = std::sync::LazyLock::new(std::hash::RandomState::new);
+    (KEYS.hash_one(s) >> 32) as u32
+}
+
 /// What a request did: its first event, how many events (unknown for ids stored by older
 /// versions: then the events that share the first one's time), and its command's
 /// fingerprint (none for the oldest ids).
@@ -107,6 +144,30 @@ mod tests {
 
     /// Stored ids read back: with the event count, without it (older versions), and the
     /// oldest, bare ids.
+    /// Every id inserted is found, for its seat and as a bare (older) id; others almost
+    /// never are.
+    #[test]
+    fn seen_requests_find_what_was_inserted() {
+        let mut seen = SeenRequests::default();
+        let keys: Vec<RequestKey> = (0..1000)
+            .map(|i| RequestKey::new(Actor::Host, &format!("move-{i}"), &Command::Resign).unwrap())
+            .collect();
+        for k in &keys {
+            seen.insert(&k.map_key());
+        }
+        seen.insert("legacy-id");
+        assert!(keys.iter().all(|k| seen.may_contain(k)));
+        let legacy = RequestKey::new(Actor::Guest, "legacy-id", &Command::Resign).unwrap();
+        assert!(seen.may_contain(&legacy));
+        let others = (0..1000)
+            .filter(|i| {
+                seen.may_contain(&RequestKey::new(Actor::Guest, &format!("move-{i}"), &Command::Resign).unwrap())
+            })
+            .count();
+        assert!(others <= 1, "{others} of 1000 unseen ids matched");
+        assert_eq!(seen.len(), 1001);
+    }
+
     #[test]
     fn stored_ids_round_trip_in_every_format() {
         let key = RequestKey::new(Actor::Host, "retry:1", &Command::Resign).unwrap();

@@ -49,7 +49,8 @@ fn command(op: u8, a: u8, b: u8) -> Command {
 async fn sequence(ops: Vec<(u8, u8, u8, u8, u16)>) {
     let (_stop, rx) = watch::channel(false);
     let store = MemoryStore::new();
-    let hub = Arc::new(Hub::new(store.clone(), vec![3; 32], Metrics::new(), rx));
+    // Every game packed at rest after each command: unpacked by the next one.
+    let hub = Arc::new(Hub::new(store.clone(), vec![3; 32], Metrics::new(), rx).with_park_after(0));
     let svc = GameSvc::new(hub.clone(), 1000);
     let mut settings = Settings::casual(6);
     let control = TimeControl::ByoYomi {
@@ -72,19 +73,30 @@ async fn sequence(ops: Vec<(u8, u8, u8, u8, u16)>) {
         tokio::time::sleep(Duration::from_millis(wait as u64 * 10)).await;
         // Mostly the player to move (a random seat is refused half the time).
         let to_move = {
-            let e = hub.lock(&id).await.unwrap();
-            e.game.to_move().and_then(|c| e.game.seat_of(c)).map(Actor::from)
+            let mut e = hub.lock(&id).await.unwrap();
+            let g = e.game.get();
+            g.to_move().and_then(|c| g.seat_of(c)).map(Actor::from)
         };
         let actor = match to_move {
             Some(a) if who % 4 != 0 => a,
             _ => [Actor::Host, Actor::Guest][who as usize % 2],
         };
         let cmd = command(op, a, b);
-        let Ok(done) = hub.run(&id, actor, cmd, Mutation::default()).await else {
+        // Some with request ids from a small set: retries answered again (from the store
+        // when the game is packed), ids reused for other commands refused.
+        let m = Mutation {
+            request_id: if b % 4 == 0 {
+                format!("r{}", a % 3)
+            } else {
+                String::new()
+            },
+            expected_move_number: None,
+        };
+        let Ok(done) = hub.run(&id, actor, cmd, m).await else {
             continue;
         };
         let done = weiqi_server::convert::outcome_to(&done);
-        let game = hub.lock(&id).await.unwrap().game.clone();
+        let game = hub.lock(&id).await.unwrap().game.get().clone();
         let mover = actor.seat().and_then(|s| game.color_of(s));
         for e in &done.events {
             if matches!(e.kind.as_str(), "move_played" | "passed") {
@@ -102,8 +114,21 @@ async fn sequence(ops: Vec<(u8, u8, u8, u8, u16)>) {
             }
         }
     }
-    let entry = hub.lock(&id).await.unwrap();
-    let (log, game) = (entry.log.clone(), entry.game.clone());
+    let mut entry = hub.lock(&id).await.unwrap();
+    let game = entry.game.get().clone();
+    // Watched (the spectator below): a game in play keeps its log in memory (a finished
+    // one left memory and was loaded again from the store).
+    let log = match entry.watched_log() {
+        Some(log) => log.to_vec(),
+        None => {
+            assert_eq!(
+                game.phase(),
+                weiqi_game::Phase::Finished,
+                "a watched game keeps its log"
+            );
+            store.load(&id).await.unwrap().unwrap().events
+        }
+    };
     drop(entry);
     for (i, e) in log.iter().enumerate() {
         assert_eq!(e.seq, i as u64 + 1, "one event per sequence number");
@@ -162,12 +187,19 @@ proptest! {
 
 /// A retry is answered with its own command's events, even when the next command came in
 /// the same millisecond (time is paused here: every command has the same time), and after
-/// the game is loaded back from the store.
+/// the game is loaded back from the store; an id reused for another command is refused.
+/// With the game live between commands (quick play) and packed after each.
 #[tokio::test(start_paused = true)]
 async fn retries_in_the_same_millisecond_get_their_own_answer() {
+    for park_after_ms in [1000, 0] {
+        retries_get_their_own_answer(park_after_ms).await;
+    }
+}
+
+async fn retries_get_their_own_answer(park_after_ms: u64) {
     let (_stop, rx) = watch::channel(false);
     let store = MemoryStore::new();
-    let hub = Arc::new(Hub::new(store.clone(), vec![3; 32], Metrics::new(), rx));
+    let hub = Arc::new(Hub::new(store.clone(), vec![3; 32], Metrics::new(), rx).with_park_after(park_after_ms));
     let id = hub.create(Settings::casual(9), None, None, "").await.unwrap().game_id;
     hub.join(&id, None, None, "").await.unwrap();
     let m = || Mutation {
@@ -185,6 +217,17 @@ async fn retries_in_the_same_millisecond_get_their_own_answer() {
     let again = hub.run(&id, Actor::Host, play.clone(), m()).await.unwrap();
     assert_eq!((again.game.move_number, again.events.len()), (1, 1));
     assert_eq!(again.game, first.game);
+    let reused = hub.run(&id, Actor::Host, Command::Resign, m()).await;
+    assert!(
+        matches!(reused, Err(weiqi_server::hub::HubError::RequestIdReused { .. })),
+        "{reused:?}"
+    );
+    // The guest's id of the same name is its own: its pass, answered again.
+    let other = hub
+        .run(&id, Actor::Guest, Command::Pass { lag_ms: 0 }, m())
+        .await
+        .unwrap();
+    assert_eq!(other.game.move_number, 2);
     // The same from a hub that loads the game from the store.
     let (_stop2, rx2) = watch::channel(false);
     let fresh = Arc::new(Hub::new(store, vec![3; 32], Metrics::new(), rx2));

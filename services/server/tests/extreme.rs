@@ -86,7 +86,7 @@ async fn a_stored_game_with_extreme_settings_recovers_and_plays_at_once() {
         };
         hub.run("old", actor, play, Mutation::default()).await.unwrap();
     }
-    let e = hub.lock("old").await.unwrap();
-    assert_eq!(e.game.move_number(), 3);
-    assert!(e.game.next_wakeup().is_some());
+    let mut e = hub.lock("old").await.unwrap();
+    assert_eq!(e.game.get().move_number(), 3);
+    assert!(e.game.get().next_wakeup().is_some());
 }

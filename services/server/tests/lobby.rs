@@ -50,8 +50,8 @@ async fn the_lobby_never_waits_for_a_busy_game_and_shows_the_newest_first() {
         let hub = hub.clone();
         let id = id.to_string();
         async move {
-            let e = hub.lock(&id).await.unwrap();
-            Actor::from(e.game.seat_of(weiqi_rules::Color::Black).unwrap())
+            let mut e = hub.lock(&id).await.unwrap();
+            Actor::from(e.game.get().seat_of(weiqi_rules::Color::Black).unwrap())
         }
     };
     let actor = black(&created[0]).await;

@@ -23,8 +23,8 @@ async fn hub() -> (Arc<Hub<MemoryStore>>, watch::Sender<bool>) {
 
 async fn get(h: &Hub<MemoryStore>, id: &str) -> pb::GameState {
     let arc = h.entry(id).await.unwrap();
-    let e = arc.lock().await;
-    weiqi_server::convert::view_to(&GameView::of(id, &e.game, h.time.now_ms()))
+    let mut e = arc.lock().await;
+    weiqi_server::convert::view_to(&GameView::of(id, e.game.get(), h.time.now_ms()))
 }
 
 /// Polls while storage I/O completes (paused time advances whenever the runtime idles).
@@ -47,11 +47,7 @@ async fn game_ends_on_time_without_any_request() {
     s.lag = LagComp::OFF;
     let id = h.create(s, None, None, "").await.unwrap().game_id;
     h.join(&id, None, None, "").await.unwrap();
-    let started = {
-        let arc = h.entry(&id).await.unwrap();
-        let e = arc.lock().await;
-        e.log.last().unwrap().at
-    };
+    let started = h.stored_log(&id).await.unwrap().last().unwrap().at;
     let deadline = started + 600_000;
     tokio::time::sleep(Duration::from_millis(deadline - 1 - h.time.now_ms())).await;
     assert_eq!(h.time.now_ms(), deadline - 1);
@@ -68,9 +64,7 @@ async fn game_ends_on_time_without_any_request() {
         (pb::EndReason::Time as i32, pb::Color::White as i32)
     );
     // The timeout event is stamped exactly at the deadline.
-    let arc = h.entry(&id).await.unwrap();
-    let e = arc.lock().await;
-    assert_eq!(e.log.last().unwrap().at, started + 600_000);
+    assert_eq!(h.stored_log(&id).await.unwrap().last().unwrap().at, started + 600_000);
 }
 
 #[tokio::test(start_paused = true)]
@@ -83,10 +77,10 @@ async fn byo_yomi_calls_are_events() {
     h.join(&id, None, None, "").await.unwrap();
     tokio::time::sleep(Duration::from_secs(61)).await;
     settle(&h, &id, pb::Phase::Finished).await;
-    let arc = h.entry(&id).await.unwrap();
-    let e = arc.lock().await;
-    let calls: Vec<String> = e
-        .log
+    let calls: Vec<String> = h
+        .stored_log(&id)
+        .await
+        .unwrap()
         .iter()
         .filter_map(|ev| match &ev.kind {
             weiqi_game::EventKind::Announcement { seconds, count, .. } => Some(match count {

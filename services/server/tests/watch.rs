@@ -26,10 +26,10 @@ async fn a_lagging_watcher_sees_each_event_with_the_state_after_it() {
     let seat = |c: Color| {
         let hub = hub.clone();
         let id = id.clone();
-        async move { Actor::from(hub.lock(&id).await.unwrap().game.seat_of(c).unwrap()) }
+        async move { Actor::from(hub.lock(&id).await.unwrap().game.get().seat_of(c).unwrap()) }
     };
     let (black, white) = (seat(Color::Black).await, seat(Color::White).await);
-    let start = hub.lock(&id).await.unwrap().game.seq();
+    let start = hub.lock(&id).await.unwrap().game.get().seq();
 
     // A watcher that reads nothing while the game goes on.
     let mut stream = svc
@@ -57,7 +57,7 @@ async fn a_lagging_watcher_sees_each_event_with_the_state_after_it() {
         run(mover, Command::RequestUndo).await;
         run(other, Command::AnswerUndo { accept: false }).await;
     }
-    let end = hub.lock(&id).await.unwrap().game.seq();
+    let end = hub.lock(&id).await.unwrap().game.get().seq();
     assert_eq!(end - start, 360);
 
     // Everything arrives, in order, each event with the state after it.

@@ -3,6 +3,7 @@
 
 mod decide;
 mod fold;
+mod park;
 mod sgf;
 
 use std::collections::HashMap;
@@ -13,6 +14,7 @@ use weiqi_rules::{Color, Point, State};
 use crate::types::*;
 
 pub use decide::propose_dead;
+pub use park::ParkedGame;
 
 /// An event that cannot be applied to this game (a corrupt or foreign log).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -52,10 +54,13 @@ enum Stage {
 }
 
 /// A created game: its settings, board and clocks, and the referee's bookkeeping.
+///
+/// Generic over the position only so that a parked game ([`ParkedGame`]) holds the same
+/// fields with the position packed; every rule works on the live `State`.
 #[derive(Debug, Clone, PartialEq)]
-struct Created {
+struct Created<P = State> {
     settings: Settings,
-    state: State,
+    state: P,
     clock: Clock,
     phase: Phase,
     /// Sequence number of the last event.
@@ -158,6 +163,11 @@ impl Game {
     }
 
     // ---- read access -------------------------------------------------------------------
+
+    /// Time of the last event (none before creation).
+    pub fn last_event_at(&self) -> Option<Ms> {
+        Some(self.created()?.last_at)
+    }
 
     /// The signed-in player in `seat`, if any.
     pub fn player(&self, seat: Seat) -> Option<&PlayerRef> {

@@ -2,19 +2,20 @@
 //! the watchers. Idempotent by request id, refused when stale, durable before it is
 //! acknowledged.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use tracing::info;
 use weiqi_game::{Actor, Command, Event, EventKind, Game, Parity, Phase, PlayerRef, Settings};
-use weiqi_store::{Append, EventStore, StoreError};
+use weiqi_store::{Append, EventStore};
 
-use super::entry::{Entry, Slot, redact_for_actor};
+use super::entry::{Entry, Slot, answer_from_log, redact_for_actor};
 use super::error::{GameAt, HubError};
 use super::lobby::summary;
 use super::view::{GameView, Outcome};
 use super::{Hub, Mutation};
 use crate::auth;
-use crate::requests::RequestKey;
+use crate::requests::{Answered, RequestKey};
 
 /// Who sends a command: an actor the caller vouches for (the server's own commands), or
 /// a bearer token whose seat is looked up in the game, under the lock the command runs
@@ -76,10 +77,10 @@ impl<S: EventStore> Hub<S> {
         };
         let host_hash = auth::sha256_hex(seat_token.as_bytes());
         if !request_id.is_empty()
-            && let Ok(e) = self.lock(&game_id).await
+            && let Ok(mut e) = self.lock(&game_id).await
             && e.host_hash.as_deref() == Some(host_hash.as_str())
         {
-            let game = GameView::of(&game_id, &e.game, self.time.now_ms());
+            let game = GameView::of(&game_id, e.game.get(), self.time.now_ms());
             drop(e);
             return Ok(Created {
                 game_id,
@@ -115,8 +116,10 @@ impl<S: EventStore> Hub<S> {
             })
             .await?;
         let view = GameView::of(&game_id, &game, now);
-        let mut entry = Entry::new(game, events);
+        let mut entry = Entry::new(game, now);
         entry.host_hash = Some(host_hash);
+        entry.last_active = now;
+        entry.game.park();
         let mut games = self.games.write().expect("lock");
         games.insert(game_id.clone(), Slot::new(entry));
         self.metrics.games_active.set(games.len() as i64);
@@ -148,7 +151,7 @@ impl<S: EventStore> Hub<S> {
         let hash = auth::sha256_hex(token.as_bytes());
         if let Some(existing) = &entry.guest_hash {
             if *existing == hash {
-                return Ok((token, GameView::of(game_id, &entry.game, self.time.now_ms())));
+                return Ok((token, GameView::of(game_id, entry.game.get(), self.time.now_ms())));
             }
             return Err(HubError::GameFull { at: entry.at(game_id) });
         }
@@ -165,8 +168,9 @@ impl<S: EventStore> Hub<S> {
         };
         let done = self
             .apply_locked(game_id, &mut entry, Actor::Guest, &cmd, Some(hash), None)
-            .await?;
-        Ok((token, done.game))
+            .await;
+        self.rest(&mut entry);
+        Ok((token, done?.game))
     }
 
     /// Runs a command on a game: lock, run, and if that failed on a copy that was behind a
@@ -180,12 +184,24 @@ impl<S: EventStore> Hub<S> {
     ) -> Result<Outcome, HubError> {
         let caller = caller.into();
         let mut entry = self.lock_for_command(game_id).await?;
-        match self.run_locked(game_id, &mut entry, caller, &cmd, &m).await {
+        let done = match self.run_locked(game_id, &mut entry, caller, &cmd, &m).await {
             Err(e) if !Box::pin(self.caught_up(game_id, &mut entry)).await? => Err(e),
             // (A token's seat is read again: the guest may have joined through another
             // server.)
             Err(_) => self.run_locked(game_id, &mut entry, caller, &cmd, &m).await,
             done => done,
+        };
+        self.rest(&mut entry);
+        done
+    }
+
+    /// After a command: the game rests packed unless it is in quick play (its previous
+    /// command less than `park_after_ms` before this one), so that games at a human pace
+    /// hold a fraction of the memory and quick ones are not unpacked on every move. The
+    /// periodic pass packs quick games once they pause ([`Hub::park_idle`]).
+    fn rest(&self, entry: &mut Entry) {
+        if entry.last_active.saturating_sub(entry.previous_active) >= self.park_after_ms {
+            entry.game.park();
         }
     }
 
@@ -205,28 +221,48 @@ impl<S: EventStore> Hub<S> {
         };
         let key = RequestKey::new(actor, &m.request_id, cmd);
         if let Some(key) = &key
-            && let Some(done) = key.find(&entry.requests)
+            && entry.requests.may_contain(key)
+            && let Some(answer) = Box::pin(self.answer_again(game_id, entry, key, actor, &m.request_id)).await?
         {
-            if done.fingerprint.as_ref().is_some_and(|f| *f != key.fingerprint) {
-                return Err(HubError::RequestIdReused {
-                    request_id: m.request_id.clone(),
-                    at: entry.at(game_id),
-                });
-            }
-            if let Some(answer) = entry.answer_for(game_id, done, actor) {
-                return Ok(answer);
-            }
+            return Ok(answer);
         }
         if let Some(expected) = m.expected_move_number
-            && expected as usize != entry.game.move_number()
+            && expected as usize != entry.game.get().move_number()
         {
-            let now = GameView::of(game_id, &entry.game, self.time.now_ms());
+            let now = GameView::of(game_id, entry.game.get(), self.time.now_ms());
             return Err(HubError::Stale {
                 expected,
                 now: Box::new(now),
             });
         }
         self.apply_locked(game_id, entry, actor, cmd, None, key).await
+    }
+
+    /// A request id this game may have answered before, looked up in the store (where the
+    /// ids are): the first answer again, rebuilt from the log, or a refusal if the id came
+    /// with another command; `None` when the id is new after all (a hash collision).
+    async fn answer_again(
+        &self,
+        game_id: &str,
+        entry: &mut Entry,
+        key: &RequestKey,
+        actor: Actor,
+        request_id: &str,
+    ) -> Result<Option<Outcome>, HubError> {
+        let stored = self.store.load(game_id).await?.ok_or_else(|| HubError::Missing {
+            game_id: game_id.to_string(),
+        })?;
+        let answered: HashMap<String, Answered> = stored.responses.into_iter().map(RequestKey::parse).collect();
+        let Some(done) = key.find(&answered) else {
+            return Ok(None);
+        };
+        if done.fingerprint.as_ref().is_some_and(|f| *f != key.fingerprint) {
+            return Err(HubError::RequestIdReused {
+                request_id: request_id.to_string(),
+                at: entry.at(game_id),
+            });
+        }
+        Ok(answer_from_log(game_id, &stored.events, done, actor))
     }
 
     /// Decides, persists, then applies and publishes. Nothing changes unless the store
@@ -241,57 +277,54 @@ impl<S: EventStore> Hub<S> {
         request: Option<RequestKey>,
     ) -> Result<Outcome, HubError> {
         let now = self.time.now_ms();
-        let (seq, phase) = (entry.game.seq(), entry.game.phase());
+        let watched = entry.watchers.count() > 0;
+        let game = entry.game.get();
+        let (seq, phase) = (game.seq(), game.phase());
         // Watchers get the game after each event, folded on a copy of the game as it was.
         // (Boxed: a game is 1 KiB, and what an async fn holds across an await is copied
         // whenever its future moves.)
-        let before = (entry.tx.receiver_count() > 0).then(|| Box::new(entry.game.clone()));
+        let before = watched.then(|| Box::new(game.clone()));
         // Decided on the game itself (a move or pass is not copied). Until the store has the
         // events the game in memory is ahead of it: `stale` stays set if this call is
         // cancelled while they are on their way or the store fails, and the next use of the
         // game reloads it from the store.
         entry.stale = true;
-        let events = match entry.game.decide_in_place(actor, cmd, now) {
+        let events = match entry.game.get().decide_in_place(actor, cmd, now) {
             Ok(events) => events,
             Err(rejection) => {
                 // A refusal changes nothing (`decide_in_place` promises it); were that ever
                 // broken, the game would be reloaded before its next use.
-                entry.stale = entry.game.seq() != seq;
+                entry.stale = entry.game.get().seq() != seq;
                 return Err(HubError::Rejected {
                     rejection,
                     at: entry.at(game_id),
                 });
             }
         };
-        let answer = |entry: &Entry, events: &[Event]| Outcome {
-            events: events.iter().map(|e| redact_for_actor(e, &entry.game, actor)).collect(),
-            game: GameView::of(game_id, &entry.game, now),
+        let answer = |game: &Game, events: &[Event]| Outcome {
+            events: events.iter().map(|e| redact_for_actor(e, game, actor)).collect(),
+            game: GameView::of(game_id, game, now),
         };
         if events.is_empty() {
             entry.stale = false;
-            return Ok(answer(entry, &events));
+            return Ok(answer(entry.game.get(), &events));
         }
+        let game = entry.game.get();
         self.store
             .append(Append {
                 guest_token_hash: guest_hash.clone(),
                 request_id: request.as_ref().map(|k| k.stored(events.len())),
                 // The lobby row changes with the phase (and the guest's token).
-                summary: (entry.game.phase() != phase || guest_hash.is_some()).then(|| summary(&entry.game)),
-                ..append_of(game_id, seq, &events, &entry.game, now)
+                summary: (game.phase() != phase || guest_hash.is_some()).then(|| summary(game)),
+                ..append_of(game_id, seq, &events, game, now)
             })
-            .await
-            .inspect_err(|e| {
-                if matches!(e, StoreError::Conflict { .. }) {
-                    // The store refused the append for certain (another server moved the
-                    // game on): the game is its acknowledged log again, no reload needed,
-                    // and the caller catches up. Normal with replicas, so not a warning.
-                    // (Were the log not to fold, `stale` stays and the next use reloads.)
-                    let _ = entry.rewind();
-                }
-            })?;
+            .await?;
+        // (A refused append, as when another server moved the game on, leaves the game
+        // stale: the caller catches up, reloading it from the store.)
         // Durable: the game in memory is the stored one again.
-        entry.stale = false;
-        entry.listing.update(&entry.game);
+        entry.settled();
+        let game = entry.game.get();
+        entry.listing.update(game);
         let moves = events
             .iter()
             .filter(|e| matches!(e.kind, EventKind::MovePlayed { .. } | EventKind::Passed { .. }))
@@ -299,7 +332,7 @@ impl<S: EventStore> Hub<S> {
         self.metrics.moves.inc_by(moves as u64);
         // The answer is built once the events are durable: the game does not change
         // meanwhile (its lock is held), and the future holds less across the append.
-        let result = answer(entry, &events);
+        let result = answer(game, &events);
         let mut published = Vec::new();
         if let Some(mut g) = before {
             for e in &events {
@@ -307,25 +340,29 @@ impl<S: EventStore> Hub<S> {
                 published.push(Arc::new((e.clone(), GameView::of(game_id, &g, e.at))));
             }
         }
-        let (events_first, count) = (events[0].seq, events.len());
+        entry.previous_active = entry.last_active;
         entry.last_active = now;
-        entry.log.extend(events);
+        match &mut entry.log {
+            Some(log) if watched => log.extend(events),
+            // Nobody watches: the store has the log.
+            _ => entry.log = None,
+        }
         if let Some(h) = guest_hash {
             entry.guest_hash = Some(h);
         }
         if let Some(key) = request {
-            entry.requests.insert(key.map_key(), key.answered(events_first, count));
+            entry.requests.insert(&key.map_key());
         }
-        if phase != Phase::Finished && entry.game.phase() == Phase::Finished {
+        if phase != Phase::Finished && entry.game.get().phase() == Phase::Finished {
             // (Counted by the server whose append ended it: with a shared store the others
             // learn of it by catching up, and the sum over servers counts it once.)
             self.metrics.games_finished.inc();
             self.ended(game_id);
-            self.rate(game_id, &entry.game, now).await;
+            self.rate(game_id, entry.game.get(), now).await;
         }
-        self.tell_players(game_id, &entry.game, phase).await;
+        self.tell_players(game_id, entry.game.get(), phase).await;
         for b in published {
-            let _ = entry.tx.send(b);
+            entry.watchers.send(b);
         }
         self.schedule(game_id, entry);
         Ok(result)

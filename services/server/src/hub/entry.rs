@@ -1,18 +1,20 @@
-//! A game in memory: its entry (the game, its log, its seats, its request ids, its
-//! watchers' channel, its timer), behind its own lock.
+//! A game in memory: its entry (the game, its seats, the request ids it answered, its
+//! watchers' channel, its timer), behind its own lock. What a game in play holds is kept
+//! small (a server holds 100,000 of them): between commands the game rests packed
+//! ([`Held`]), its log stays in the store unless someone watches it, its request ids are
+//! hashes ([`SeenRequests`]), and its watchers' channel exists once someone watches.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::{Mutex, broadcast};
 use tokio::task::AbortHandle;
-use weiqi_game::{Actor, Corrupt, Event, Game, Ms, Seat};
+use weiqi_game::{Actor, Corrupt, Event, Game, Ms, ParkedGame, Seat};
 
 use super::error::{Denied, GameAt, HubError};
 use super::lobby::Listing;
 use super::view::{GameView, Outcome};
 use crate::auth;
-use crate::requests::{Answered, RequestKey};
+use crate::requests::{Answered, RequestKey, SeenRequests};
 
 /// What watchers receive: an event and the game right after it.
 pub type Broadcast = Arc<(Event, GameView)>;
@@ -24,56 +26,121 @@ pub(super) struct Slot {
     pub entry: Arc<Mutex<Entry>>,
     pub listing: Arc<Listing>,
     /// The game's broadcast, to count its watchers without the game's lock.
-    pub watchers: broadcast::Sender<Broadcast>,
+    pub watchers: Watchers,
 }
 
 impl Slot {
     pub fn new(entry: Entry) -> Slot {
         Slot {
             listing: entry.listing.clone(),
-            watchers: entry.tx.clone(),
+            watchers: entry.watchers.clone(),
             entry: Arc::new(Mutex::new(entry)),
         }
     }
 }
 
+/// A game's broadcast to its watchers, made by the first subscription: a channel's buffer
+/// is allocated whole (64 slots, about 2.5 KB), which most games, never watched, need not
+/// hold. Shared by the entry and its slot.
+#[derive(Clone, Default)]
+pub(super) struct Watchers(Arc<OnceLock<broadcast::Sender<Broadcast>>>);
+
+/// How many items the channel keeps for a slow watcher, which then catches up from the log.
+const CHANNEL_SLOTS: usize = 64;
+
+impl Watchers {
+    pub fn subscribe(&self) -> broadcast::Receiver<Broadcast> {
+        self.0.get_or_init(|| broadcast::channel(CHANNEL_SLOTS).0).subscribe()
+    }
+
+    /// How many watchers are subscribed now.
+    pub fn count(&self) -> usize {
+        self.0.get().map_or(0, |tx| tx.receiver_count())
+    }
+
+    pub fn send(&self, b: Broadcast) {
+        if let Some(tx) = self.0.get() {
+            let _ = tx.send(b);
+        }
+    }
+}
+
+/// An entry's game: live while in use, packed at rest (about 23 KB less on any board: the
+/// live board's bookkeeping is rebuilt from the stones in a few microseconds).
+#[derive(Debug)]
+pub enum Held {
+    Live(Game),
+    Parked(ParkedGame),
+}
+
+impl Held {
+    /// The game, live (unpacked first if it was at rest).
+    pub fn get(&mut self) -> &mut Game {
+        if let Held::Parked(p) = self {
+            let g = std::mem::take(p).unpark();
+            *self = Held::Live(g);
+        }
+        match self {
+            Held::Live(g) => g,
+            Held::Parked(_) => unreachable!("unparked above"),
+        }
+    }
+
+    /// Packs the game until its next use.
+    pub fn park(&mut self) {
+        if let Held::Live(g) = self {
+            let p = std::mem::take(g).park();
+            *self = Held::Parked(p);
+        }
+    }
+
+    pub fn is_live(&self) -> bool {
+        matches!(self, Held::Live(_))
+    }
+}
+
 pub struct Entry {
-    pub game: Game,
-    pub log: Vec<Event>,
+    pub game: Held,
+    /// The acknowledged events, kept only while the game has watchers (a new or lagging
+    /// watcher catches up from it); otherwise read from the store when needed.
+    pub(super) log: Option<Vec<Event>>,
     pub(super) host_hash: Option<String>,
     pub(super) guest_hash: Option<String>,
-    /// Every request id that changed the game, by seat ([`RequestKey`]), with its first
-    /// event and the fingerprint of the command it carried. A retry's answer is rebuilt
-    /// from the log (retries are rare; keeping encoded answers cost memory on every move).
-    pub(super) requests: HashMap<String, Answered>,
-    pub(super) tx: broadcast::Sender<Broadcast>,
+    /// Every request id that changed the game, by seat ([`RequestKey`]), as a hash: the
+    /// ids, their first event and their command's fingerprint are in the store, read
+    /// when a hash matches (retries are rare).
+    pub(super) requests: SeenRequests,
+    pub(super) watchers: Watchers,
     pub(super) timer: Option<AbortHandle>,
-    /// Server time of the last command that changed the game (or of loading it).
+    /// Server time of the last command that changed the game (or of loading it), and of
+    /// the one before (quick play keeps the game unpacked).
     pub(super) last_active: Ms,
+    pub(super) previous_active: Ms,
     /// The game in memory may be ahead of the store: a command changed it and its append
     /// did not finish (the call was cancelled while the events were on their way, or the
     /// store failed). The store is the truth: the hub reloads the game before its next use.
     pub(super) stale: bool,
+    /// Sequence number of the last event the store acknowledged (the game in memory is
+    /// ahead of it only while `stale`).
+    pub(super) acked_seq: u64,
     /// What the lobby shows; kept in step with `game` after every change.
     pub(super) listing: Arc<Listing>,
 }
 
 impl Entry {
-    pub(super) fn new(game: Game, log: Vec<Event>) -> Entry {
-        // Small: the buffer is allocated with the game, and a watcher that falls behind
-        // catches up from the log.
-        let (tx, _) = broadcast::channel(64);
-        let created_ms = log.first().map_or(0, |e| e.at);
+    pub(super) fn new(game: Game, created_ms: Ms) -> Entry {
         Entry {
             listing: Arc::new(Listing::of(&game, created_ms)),
-            game,
-            log,
+            acked_seq: game.seq(),
+            game: Held::Live(game),
+            log: None,
             host_hash: None,
             guest_hash: None,
-            requests: HashMap::new(),
-            tx,
+            requests: SeenRequests::default(),
+            watchers: Watchers::default(),
             timer: None,
             last_active: 0,
+            previous_active: 0,
             stale: false,
         }
     }
@@ -81,46 +148,33 @@ impl Entry {
     /// A game as the store holds it, folded from its events.
     pub(super) fn from_stored(sg: weiqi_store::StoredGame) -> Result<Entry, Corrupt> {
         let game = Game::from_events(&sg.events)?;
-        let mut entry = Entry::new(game, sg.events);
+        let mut entry = Entry::new(game, sg.events.first().map_or(0, |e| e.at));
         entry.host_hash = sg.host_token_hash;
         entry.guest_hash = sg.guest_token_hash;
-        entry.requests = sg.responses.into_iter().map(RequestKey::parse).collect();
+        for (key, _) in sg.responses.into_iter().map(RequestKey::parse) {
+            entry.requests.insert(&key);
+        }
         Ok(entry)
     }
 
-    /// Back to the game as last acknowledged: the log in memory only grows after the
-    /// store acknowledged, so it is a prefix of the stored one and its fold is that game.
-    pub(super) fn rewind(&mut self) -> Result<(), Corrupt> {
-        self.game = Game::from_events(&self.log)?;
+    /// The log kept in memory for the game's watchers, if any.
+    pub fn watched_log(&self) -> Option<&[Event]> {
+        self.log.as_deref()
+    }
+
+    /// The store acknowledged everything the game in memory holds.
+    pub(super) fn settled(&mut self) {
         self.stale = false;
-        Ok(())
+        self.acked_seq = self.game.get().seq();
     }
 
     /// Where the game stands, for an error's details.
-    pub(super) fn at(&self, game_id: &str) -> GameAt {
-        GameAt::of(game_id, &self.game)
-    }
-
-    /// The first answer to a request, rebuilt from the log: its command's events are
-    /// contiguous (for ids stored without their count, those that share the first one's
-    /// time), with the game as it was right after them.
-    pub(super) fn answer_for(&self, game_id: &str, done: &Answered, actor: Actor) -> Option<Outcome> {
-        let start = self.log.iter().position(|e| e.seq == done.first)?;
-        let at = self.log[start].at;
-        let events: Vec<&Event> = match done.events {
-            Some(n) => self.log[start..].iter().take(n as usize).collect(),
-            None => self.log[start..].iter().take_while(|e| e.at == at).collect(),
-        };
-        let last = events.last()?.seq;
-        let g = Game::from_events(self.log.iter().take_while(|e| e.seq <= last)).ok()?;
-        Some(Outcome {
-            events: events.iter().map(|e| redact_for_actor(e, &g, actor)).collect(),
-            game: GameView::of(game_id, &g, at),
-        })
+    pub(super) fn at(&mut self, game_id: &str) -> GameAt {
+        GameAt::of(game_id, self.game.get())
     }
 
     /// The actor a bearer token makes of its holder: the seat it holds in this game.
-    pub(super) fn actor_for(&self, token: Option<&str>, game_id: &str) -> Result<Actor, HubError> {
+    pub(super) fn actor_for(&mut self, token: Option<&str>, game_id: &str) -> Result<Actor, HubError> {
         match self.seat_of_token(token) {
             Some(seat) => Ok(seat.into()),
             None => Err(HubError::Denied {
@@ -151,4 +205,22 @@ impl Entry {
 pub fn redact_for_actor(e: &Event, g: &Game, actor: Actor) -> Event {
     let viewer = actor.seat().and_then(|s| g.color_of(s));
     e.redacted_for(viewer)
+}
+
+/// The first answer to a request, rebuilt from the game's log: its command's events are
+/// contiguous (for ids stored without their count, those that share the first one's
+/// time), with the game as it was right after them.
+pub(super) fn answer_from_log(game_id: &str, log: &[Event], done: &Answered, actor: Actor) -> Option<Outcome> {
+    let start = log.iter().position(|e| e.seq == done.first)?;
+    let at = log[start].at;
+    let events: Vec<&Event> = match done.events {
+        Some(n) => log[start..].iter().take(n as usize).collect(),
+        None => log[start..].iter().take_while(|e| e.at == at).collect(),
+    };
+    let last = events.last()?.seq;
+    let g = Game::from_events(log.iter().take_while(|e| e.seq <= last)).ok()?;
+    Some(Outcome {
+        events: events.iter().map(|e| redact_for_actor(e, &g, actor)).collect(),
+        game: GameView::of(game_id, &g, at),
+    })
 }

@@ -25,6 +25,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use tokio::sync::{Mutex, watch as signal};
+use weiqi_game::Ms;
 use weiqi_store::{Accounts, Cluster, EventStore};
 
 pub use commands::{Caller, Created};
@@ -62,7 +63,13 @@ pub struct Hub<S> {
     accounts: Option<Arc<dyn Accounts>>,
     /// Woken when this server wrote to players' feeds (the feed reads them at once).
     pub player_events: Arc<tokio::sync::Notify>,
+    /// Games rest packed after a command unless the one before came less than this long
+    /// before (quick play), and the periodic pass packs those idle this long.
+    park_after_ms: Ms,
 }
+
+/// The default of [`Hub::with_park_after`]: one second between moves is quick play.
+pub const PARK_AFTER_MS: Ms = 1000;
 
 impl<S: EventStore> Hub<S> {
     pub fn new(store: S, secret: Vec<u8>, metrics: Metrics, shutdown: signal::Receiver<bool>) -> Hub<S> {
@@ -76,7 +83,15 @@ impl<S: EventStore> Hub<S> {
             shutdown,
             accounts: None,
             player_events: Arc::new(tokio::sync::Notify::new()),
+            park_after_ms: PARK_AFTER_MS,
         }
+    }
+
+    /// A hub that packs games at rest after `ms` without a command (0: after every
+    /// command). See [`Hub::rest`](commands).
+    pub fn with_park_after(mut self, ms: Ms) -> Hub<S> {
+        self.park_after_ms = ms;
+        self
     }
 
     /// A hub that updates ratings in `accounts` when a rated game ends, and tells players
@@ -141,7 +156,7 @@ impl<S: EventStore> Hub<S> {
         };
         let mut entry = Entry::from_stored(sg).map_err(HubError::corrupt)?;
         entry.last_active = self.time.now_ms();
-        let finished = entry.game.phase() == weiqi_game::Phase::Finished;
+        let finished = entry.game.get().phase() == weiqi_game::Phase::Finished;
         let slot = Slot::new(entry);
         if finished {
             return Ok(slot.entry);
@@ -167,13 +182,21 @@ impl<S: EventStore> Hub<S> {
 
     /// A game as it is now.
     pub async fn view(self: &Arc<Self>, game_id: &str) -> Result<GameView, HubError> {
-        let e = self.lock(game_id).await?;
-        Ok(GameView::of(game_id, &e.game, self.time.now_ms()))
+        let mut e = self.lock(game_id).await?;
+        Ok(GameView::of(game_id, e.game.get(), self.time.now_ms()))
     }
 
     /// A game's record as SGF; `None` before it has a board.
     pub async fn sgf(self: &Arc<Self>, game_id: &str) -> Result<Option<String>, HubError> {
-        Ok(self.lock(game_id).await?.game.to_sgf())
+        Ok(self.lock(game_id).await?.game.get().to_sgf())
+    }
+
+    /// A game's events as the store holds them.
+    pub async fn stored_log(&self, game_id: &str) -> Result<Vec<weiqi_game::Event>, HubError> {
+        let stored = self.store.load(game_id).await?.ok_or_else(|| HubError::Missing {
+            game_id: game_id.to_string(),
+        })?;
+        Ok(stored.events)
     }
 
     /// The ids of the games in memory.

@@ -162,15 +162,14 @@ impl<S: EventStore> Hub<S> {
         let mut rated = 0;
         for (game_id, at_ms) in pending {
             match self.lock(&game_id).await {
-                Ok(entry) if entry.game.phase() == Phase::Finished => {
-                    let ended = entry.log.last().map_or(now, |e| e.at);
-                    let game = entry.game.clone();
+                Ok(mut entry) => {
+                    let game = entry.game.get().clone();
                     drop(entry);
-                    if self.rate(&game_id, &game, ended).await {
+                    let ended = game.last_event_at().unwrap_or(now);
+                    if game.phase() == Phase::Finished && self.rate(&game_id, &game, ended).await {
                         rated += 1;
                     }
                 }
-                Ok(_) => {}
                 // Registered, then the server stopped before the game's first append.
                 Err(HubError::NotFound { .. }) if at_ms + 60_000 < now => {
                     let _ = accounts.drop_pending_rating(game_id).await;

@@ -58,7 +58,7 @@ impl<S: EventStore> Hub<S> {
                 .read()
                 .expect("lock")
                 .iter()
-                .filter(|(_, s)| s.watchers.receiver_count() > 0)
+                .filter(|(_, s)| s.watchers.count() > 0)
                 .map(|(id, s)| (id.clone(), s.listing.seq()))
                 .collect();
             if watched.is_empty() {
@@ -135,15 +135,44 @@ impl<S: EventStore> Hub<S> {
         let before = games.len();
         games.retain(|_, slot| {
             // A game in use right now is kept.
-            let Ok(e) = slot.entry.try_lock() else { return true };
+            let Ok(mut e) = slot.entry.try_lock() else { return true };
             now.saturating_sub(e.last_active) < idle_ms
                 // Open games stay listed in the lobby.
-                || e.game.phase() == Phase::WaitingForOpponent
-                || e.game.next_wakeup().is_some()
-                || e.tx.receiver_count() > 0
+                || slot.listing.phase() == Phase::WaitingForOpponent
                 || e.timer.is_some()
+                || e.watchers.count() > 0
+                // (A game at rest with a wake-up has its timer.)
+                || (e.game.is_live() && e.game.get().next_wakeup().is_some())
         });
         before - games.len()
+    }
+
+    /// Packs the games left unpacked (quick play, reads) that had no command for the
+    /// hub's `park_after_ms`. Returns how many. Games in use right now are left alone.
+    pub fn park_idle(&self) -> usize {
+        let now = self.time.now_ms();
+        let games = self.games.read().expect("lock");
+        let mut parked = 0;
+        for slot in games.values() {
+            if let Ok(mut e) = slot.entry.try_lock()
+                && e.game.is_live()
+                && now.saturating_sub(e.last_active) >= self.park_after_ms
+            {
+                e.game.park();
+                parked += 1;
+            }
+        }
+        parked
+    }
+
+    /// Runs [`Hub::park_idle`] every `park_after_ms` (at least every second) until
+    /// shutdown.
+    pub async fn park_loop(self: Arc<Self>) {
+        let mut shutdown = self.shutdown.clone();
+        let every = Duration::from_millis(self.park_after_ms.clamp(1000, 60_000));
+        while sleep_unless_stopped(&mut shutdown, every).await {
+            self.park_idle();
+        }
     }
 
     /// Runs [`Hub::evict_idle`] periodically until shutdown.

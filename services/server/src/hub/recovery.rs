@@ -7,10 +7,10 @@ use std::sync::Arc;
 use futures::StreamExt;
 use tokio::sync::OwnedMutexGuard;
 use tracing::{debug, info, warn};
-use weiqi_game::{Actor, Command, Ms, Phase};
+use weiqi_game::{Actor, Command, Game, Ms, Phase};
 use weiqi_store::EventStore;
 
-use super::entry::{Entry, Slot};
+use super::entry::{Entry, Held, Slot};
 use super::error::HubError;
 use super::view::GameView;
 use super::{Hub, Mutation};
@@ -33,6 +33,7 @@ impl<S: EventStore> Hub<S> {
             let id = sg.game_id.clone();
             let mut entry = Entry::from_stored(sg)?;
             entry.last_active = now;
+            entry.game.park();
             self.games.write().expect("lock").insert(id.clone(), Slot::new(entry));
             ids.push(id);
         }
@@ -109,14 +110,20 @@ impl<S: EventStore> Hub<S> {
     async fn heal(self: &Arc<Self>, game_id: &str, entry: &mut Entry) -> Result<(), HubError> {
         // Once the barrier returns, the interrupted append is committed or refused for good.
         self.store.barrier().await?;
-        // From the game as last acknowledged, what the store holds beyond it (the
-        // interrupted append, if it went through; other servers' appends) is applied as it
-        // would have been.
-        entry.rewind().map_err(HubError::corrupt)?;
+        // From the game as last acknowledged (the stored log folded up to it), what the
+        // store holds beyond it (the interrupted append, if it went through; other
+        // servers' appends) is applied as it would have been.
+        let stored = self.store.load(game_id).await?.ok_or_else(|| HubError::Missing {
+            game_id: game_id.to_string(),
+        })?;
+        let acked = stored.events.iter().take_while(|e| e.seq <= entry.acked_seq);
+        entry.game = Held::Live(Game::from_events(acked).map_err(HubError::corrupt)?);
+        entry.log = None;
         // (A client that cancels its call is ordinary: not a warning. A store that fails
         // is reported by the store and to the caller.)
-        info!(game_id = %game_id, seq = entry.game.seq(), "reloading from the store after an interrupted command");
+        info!(game_id = %game_id, seq = entry.acked_seq, "reloading from the store after an interrupted command");
         self.fast_forward(game_id, entry).await?;
+        entry.settled();
         Ok(())
     }
 
@@ -126,7 +133,7 @@ impl<S: EventStore> Hub<S> {
     async fn fast_forward(self: &Arc<Self>, game_id: &str, entry: &mut Entry) -> Result<bool, HubError> {
         let newer = self
             .store
-            .load_since(game_id, entry.game.seq())
+            .load_since(game_id, entry.game.get().seq())
             .await?
             .ok_or_else(|| HubError::Missing {
                 game_id: game_id.to_string(),
@@ -134,29 +141,34 @@ impl<S: EventStore> Hub<S> {
         if newer.events.is_empty() {
             return Ok(false);
         }
-        let finished_before = entry.game.phase() == Phase::Finished;
+        let finished_before = entry.game.get().phase() == Phase::Finished;
         // Until every event is applied the game is not as stored: were one refused (a
         // corrupt log), the next use would start over from the log.
         entry.stale = true;
+        let watched = entry.watchers.count() > 0;
         for e in newer.events {
-            entry.game.apply(&e).map_err(HubError::corrupt)?;
-            if entry.tx.receiver_count() > 0 {
-                let _ = entry
-                    .tx
-                    .send(Arc::new((e.clone(), GameView::of(game_id, &entry.game, e.at))));
+            let game = entry.game.get();
+            game.apply(&e).map_err(HubError::corrupt)?;
+            if watched {
+                entry
+                    .watchers
+                    .send(Arc::new((e.clone(), GameView::of(game_id, game, e.at))));
             }
-            entry.log.push(e);
+            if let Some(log) = &mut entry.log {
+                log.push(e);
+            }
         }
-        entry.stale = false;
-        entry
-            .requests
-            .extend(newer.responses.into_iter().map(RequestKey::parse));
+        entry.settled();
+        for (key, _) in newer.responses.into_iter().map(RequestKey::parse) {
+            entry.requests.insert(&key);
+        }
         entry.host_hash = newer.host_token_hash;
         entry.guest_hash = newer.guest_token_hash;
-        entry.listing.update(&entry.game);
+        let game = entry.game.get();
+        entry.listing.update(game);
         self.metrics.catch_ups.inc();
-        debug!(game_id = %game_id, seq = entry.game.seq(), "caught up with the store");
-        if !finished_before && entry.game.phase() == Phase::Finished {
+        debug!(game_id = %game_id, seq = entry.acked_seq, "caught up with the store");
+        if !finished_before && entry.game.get().phase() == Phase::Finished {
             self.ended(game_id);
         }
         self.schedule(game_id, entry);

@@ -19,7 +19,9 @@ impl<S: EventStore> Hub<S> {
             // (A timer that is itself ticking is not aborted: it is finishing anyway.)
             t.abort();
         }
-        let Some(wake) = entry.game.next_wakeup() else { return };
+        let Some(wake) = entry.game.get().next_wakeup() else {
+            return;
+        };
         let hub = Arc::clone(self);
         let id = game_id.to_string();
         let at = self.time.instant(wake);

@@ -9,7 +9,7 @@ use weiqi_game::{Actor, Event, EventKind, Game};
 use weiqi_store::EventStore;
 
 use super::Hub;
-use super::entry::{Broadcast, redact_for_actor};
+use super::entry::{Broadcast, Entry, redact_for_actor};
 use super::error::HubError;
 use super::view::GameView;
 
@@ -34,9 +34,10 @@ impl<S: EventStore> Hub<S> {
         since: u64,
     ) -> Result<WatchStream, HubError> {
         let (mut rx, backlog, viewer) = {
-            let e = self.lock(game_id).await?;
+            let mut e = self.lock(game_id).await?;
             let viewer: Actor = e.seat_of_token(token).map_or(Actor::Server, Into::into);
-            (e.tx.subscribe(), e.log.clone(), viewer)
+            let rx = e.watchers.subscribe();
+            (rx, self.watched_log(game_id, &mut e).await?, viewer)
         };
         let (out, out_rx) = mpsc::channel(WATCH_BUFFER);
         let hub = self.clone();
@@ -54,6 +55,30 @@ impl<S: EventStore> Hub<S> {
             hub.metrics.open_streams.dec();
         });
         Ok(ReceiverStream::new(out_rx))
+    }
+}
+
+impl<S: EventStore> Hub<S> {
+    /// The game's acknowledged log, for its watchers: kept in memory while the game is
+    /// watched (read from the store by the first watcher, extended by every append), so
+    /// that a crowd of watchers does not read it from the store one by one.
+    async fn watched_log(&self, game_id: &str, entry: &mut Entry) -> Result<Vec<Event>, HubError> {
+        if let Some(log) = &entry.log {
+            return Ok(log.clone());
+        }
+        let mut events = self
+            .store
+            .load(game_id)
+            .await?
+            .ok_or_else(|| HubError::Missing {
+                game_id: game_id.to_string(),
+            })?
+            .events;
+        // (Another server may have appended since this one caught up: those come through
+        // the next catch-up, which extends the log.)
+        events.retain(|e| e.seq <= entry.acked_seq);
+        entry.log = Some(events.clone());
+        Ok(events)
     }
 }
 
@@ -101,8 +126,8 @@ impl<S: EventStore> Watcher<'_, S> {
                     let seq = b.0.seq;
                     let shown = if matches!(b.0.kind, EventKind::MoveSealed { .. }) {
                         // Only a sealed move needs the viewer's colour.
-                        let Ok(entry) = hub.lock(game_id).await else { return };
-                        Arc::new((redact_for_actor(&b.0, &entry.game, viewer), b.1.clone()))
+                        let Ok(mut entry) = hub.lock(game_id).await else { return };
+                        Arc::new((redact_for_actor(&b.0, entry.game.get(), viewer), b.1.clone()))
                     } else {
                         b
                     };
@@ -114,8 +139,10 @@ impl<S: EventStore> Watcher<'_, S> {
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     // Fell behind the channel: catch up from the log, each event with the
                     // game folded up to it (not the game now).
-                    let Ok(entry) = hub.lock(game_id).await else { return };
-                    let log = entry.log.clone();
+                    let Ok(mut entry) = hub.lock(game_id).await else { return };
+                    let Ok(log) = hub.watched_log(game_id, &mut entry).await else {
+                        return;
+                    };
                     drop(entry);
                     match replay(game_id, &log, last, viewer, out).await {
                         Some(seq) => last = seq,
