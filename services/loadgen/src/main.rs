@@ -68,6 +68,10 @@ struct Args {
     /// `WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT=0`).
     #[arg(long, default_value_t = 0)]
     watchers: usize,
+    /// Moves each game plays during setup, before the measurement: games in their middle
+    /// game hold more (moves, repetition keys, clock readings) than fresh ones.
+    #[arg(long, default_value_t = 0)]
+    opening_moves: u32,
     #[arg(long)]
     json: bool,
 }
@@ -314,10 +318,14 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         for i in 0..args.games {
             let client = |k: usize| GameServiceClient::new(chans[k % chans.len()].clone());
             let clients = [client(i), client(i + guest_offset)];
-            let settings = settings.clone();
-            setup.push(tokio::spawn(
-                async move { Player::new(clients, settings, i as u64).await },
-            ));
+            let (settings, seq, opening) = (settings.clone(), seq.clone(), args.opening_moves);
+            setup.push(tokio::spawn(async move {
+                let mut p = Player::new(clients, settings, i as u64).await?;
+                for _ in 0..opening {
+                    p.step(&seq).await?;
+                }
+                Ok::<_, anyhow::Error>(p)
+            }));
         }
         for s in setup {
             match s.await? {

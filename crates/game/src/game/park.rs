@@ -16,7 +16,11 @@ impl Game {
     pub fn park(self) -> ParkedGame {
         match self.stage {
             Stage::NotCreated => ParkedGame(None),
-            Stage::Created(g) => ParkedGame(Some(Box::new(g.with_state(State::pack)))),
+            Stage::Created(mut g) => {
+                // (Grown by doubling while live: at rest, only what it holds.)
+                g.move_clocks.shrink_to_fit();
+                ParkedGame(Some(Box::new(g.with_state(State::pack))))
+            }
         }
     }
 }

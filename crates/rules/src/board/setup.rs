@@ -5,21 +5,28 @@ use super::*;
 
 impl Board {
     /// Recomputes chains, liberties, the empty list and the hash from `cells`. Used after
-    /// setup stones and by undo; O(board).
+    /// setup stones, by undo and to unpack a state at rest; O(board), no allocation.
     pub(crate) fn rebuild(&mut self) {
         self.n_empty = 0;
         self.hash = EMPTY_BOARD;
-        let idx: Vec<usize> = self.indices().collect();
-        for &i in &idx {
-            self.chain[i] = u16::MAX;
+        let (w, h, stride) = (self.width as usize, self.height as usize, self.stride);
+        for y in 0..h {
+            for x in 0..w {
+                self.chain[(y + 1) * stride + x] = u16::MAX;
+            }
         }
-        for &i in &idx {
-            match self.cells[i] {
-                EMPTY => self.add_empty(i),
-                c => {
-                    self.hash ^= KEYS[i][c as usize - 1];
-                    if self.chain[i] == u16::MAX {
-                        self.flood_chain(i);
+        // One stack for every chain's flood fill (a chain has at most every point).
+        let mut stack = [0u16; MAX_SIZE as usize * MAX_SIZE as usize];
+        for y in 0..h {
+            for x in 0..w {
+                let i = (y + 1) * stride + x;
+                match self.cells[i] {
+                    EMPTY => self.add_empty(i),
+                    c => {
+                        self.hash ^= KEYS[i][c as usize - 1];
+                        if self.chain[i] == u16::MAX {
+                            self.flood_chain(i, &mut stack);
+                        }
                     }
                 }
             }
@@ -27,47 +34,70 @@ impl Board {
         self.recount_neighbors();
     }
 
+    /// A board of this size whose k-th point (row by row) holds `value(k)` (EMPTY, BLACK
+    /// or WHITE), with its chains, liberties and hash. The size must be valid.
+    pub(crate) fn with_cells(width: u8, height: u8, mut value: impl FnMut(usize) -> u8) -> Board {
+        let mut b = Board::blank(width, height);
+        let mut k = 0;
+        for y in 0..height as usize {
+            for x in 0..width as usize {
+                b.cells[(y + 1) * b.stride + x] = value(k);
+                k += 1;
+            }
+        }
+        b.rebuild();
+        b
+    }
+
     /// Recomputes the packed neighbour counts of every point from `cells`.
     pub(super) fn recount_neighbors(&mut self) {
-        let idx: Vec<usize> = self.indices().collect();
-        for i in idx {
-            self.nbc[i] = self.neighbors(i).iter().fold(nbc::ZERO, |acc, &n| {
-                acc + match self.cells[n] {
-                    EMPTY => nbc::EMPTY,
-                    BORDER => nbc::BORDER,
-                    c => nbc::EMPTY.wrapping_add(nbc::filled(c)),
-                }
-            });
+        let (w, h, stride) = (self.width as usize, self.height as usize, self.stride);
+        for y in 0..h {
+            for x in 0..w {
+                let i = (y + 1) * stride + x;
+                self.nbc[i] = self.neighbors(i).iter().fold(nbc::ZERO, |acc, &n| {
+                    acc + match self.cells[n] {
+                        EMPTY => nbc::EMPTY,
+                        BORDER => nbc::BORDER,
+                        c => nbc::EMPTY.wrapping_add(nbc::filled(c)),
+                    }
+                });
+            }
         }
     }
 
-    /// Labels the chain containing stone `start` and recounts its pseudo-liberties.
-    pub(super) fn flood_chain(&mut self, start: usize) {
+    /// Labels the chain containing stone `start` (its head), links its stones in a ring
+    /// and counts its pseudo-liberties; `stack` is scratch space.
+    pub(super) fn flood_chain(&mut self, start: usize, stack: &mut [u16]) {
         let c = self.cells[start];
-        let mut stack = vec![start];
-        let mut members = Vec::new();
         self.chain[start] = start as u16;
-        while let Some(s) = stack.pop() {
-            members.push(s);
+        self.next[start] = start as u16;
+        self.chains[start] = ChainStats::default();
+        let mut size = 0u16;
+        stack[0] = start as u16;
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let s = stack[top] as usize;
+            size += 1;
+            if s != start {
+                // Into the ring, right after the head.
+                self.next[s] = self.next[start];
+                self.next[start] = s as u16;
+            }
             for n in self.neighbors(s) {
-                if self.cells[n] == c && self.chain[n] != start as u16 {
-                    self.chain[n] = start as u16;
-                    stack.push(n);
+                match self.cells[n] {
+                    EMPTY => self.add_lib(start, n),
+                    v if v == c && self.chain[n] != start as u16 => {
+                        self.chain[n] = start as u16;
+                        stack[top] = n as u16;
+                        top += 1;
+                    }
+                    _ => {}
                 }
             }
         }
-        self.chains[start] = ChainStats {
-            size: members.len() as u16,
-            ..ChainStats::default()
-        };
-        for (k, &s) in members.iter().enumerate() {
-            self.next[s] = members[(k + 1) % members.len()] as u16;
-            for n in self.neighbors(s) {
-                if self.cells[n] == EMPTY {
-                    self.add_lib(start, n);
-                }
-            }
-        }
+        self.chains[start].size = size;
     }
 
     /// Sets or clears one point (setup stones, AB/AW/AE) without capturing anything.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::{KeySet, State};
 use crate::board::Board;
 use crate::color::Color;
-use crate::coord::{Move, Point};
+use crate::coord::Move;
 use crate::rules::Rules;
 
 /// A [`State`] at rest: the stones two bits a point, the moves and repetition keys, and
@@ -70,16 +70,9 @@ impl PackedState {
     /// The live state again: the board's chains and liberties rebuilt from its stones, the
     /// set of positions seen from the keys.
     pub fn unpack(self) -> State {
-        let mut board = Board::rect(self.width, self.height).expect("a packed board has a valid size");
-        let points: Vec<Point> = board.points().collect();
-        for (k, p) in points.into_iter().enumerate() {
-            match (self.stones[k / 4] >> (2 * (k % 4))) & 3 {
-                1 => board.set_raw(p, Some(Color::Black)),
-                2 => board.set_raw(p, Some(Color::White)),
-                _ => {}
-            }
-        }
-        board.rebuild();
+        // (The two-bit codes are the board's own cell values: 0 empty, 1 Black, 2 White.)
+        let stones = &self.stones;
+        let board = Board::with_cells(self.width, self.height, |k| (stones[k / 4] >> (2 * (k % 4))) & 3);
         let keys = self.keys.into_vec();
         let seen: KeySet = keys.iter().copied().collect();
         State {
