@@ -74,6 +74,13 @@ struct SelfplayArgs {
     /// Variant: how far each side's bid may stray from the estimate, in points.
     #[arg(long, default_value_t = 3.0)]
     bid_noise: f64,
+    /// Workers sharing the run: each plays every `workers`-th shard, and together they
+    /// write what one process would (the same shard files, the same games).
+    #[arg(long, default_value_t = 1)]
+    workers: u64,
+    /// This worker's index, 0-based (a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`).
+    #[arg(long, env = "JOB_COMPLETION_INDEX", default_value_t = 0)]
+    worker: u64,
 }
 
 #[derive(clap::Args)]
@@ -174,6 +181,11 @@ enum Command {
     },
     /// Plays games in parallel and writes training shards (.npz), a manifest and SGF.
     Selfplay(SelfplayArgs),
+    /// Training data: `index DIR` checks and counts a run's shards.
+    Data {
+        #[command(subcommand)]
+        what: DataCommand,
+    },
     /// Trains the policy/value network on self-play data (cargo feature `tch`).
     Train(TrainArgs),
     /// Pits two players against each other: uniform, light, or net:PATH (feature `tch`).
@@ -286,6 +298,9 @@ fn main() -> ExitCode {
             json,
         } => arena(&a, &b, games, size, komi, seed, opening, visits, json),
         Command::Selfplay(args) => selfplay(args),
+        Command::Data {
+            what: DataCommand::Index { dir, json },
+        } => data_index(&dir, json),
         Command::Serve {
             listen,
             data_dir,
@@ -429,6 +444,47 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// What `weiqi data` does.
+#[derive(clap::Subcommand)]
+enum DataCommand {
+    /// Checks every worker directory (one `manifest.json` each) under DIR: each shard
+    /// readable, with this schema's shapes and dtypes, finite numbers in range, the rows
+    /// and games its manifest lists, no game in two shards; then prints the totals. The
+    /// first bad file is the error, by name (exit status 1).
+    Index {
+        dir: std::path::PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn data_index(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+    let index = weiqi_selfplay::index::index(dir)?;
+    if json {
+        println!("{}", serde_json::to_string(&index)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    for d in &index.dirs {
+        println!(
+            "{}: worker {} of {}, {}x{}: {} shards, {} games, {} positions, {} bytes",
+            d.dir.display(),
+            d.worker,
+            d.workers,
+            d.board_size,
+            d.board_size,
+            d.shards,
+            d.games,
+            d.positions,
+            d.bytes
+        );
+    }
+    println!(
+        "total: {} shards, {} games, {} positions, {} bytes, every shard checked",
+        index.shards, index.games, index.positions, index.bytes
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
     let SelfplayArgs {
         size,
@@ -451,6 +507,8 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         whole_point_bids,
         bid_playouts,
         bid_noise,
+        workers,
+        worker,
     } = args;
     let variant = match variant.as_deref() {
         None => None,
@@ -497,6 +555,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         player: player_name,
         search,
         variant,
+        partition: weiqi_selfplay::Partition { workers, worker },
     };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
@@ -513,9 +572,9 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         "threads": pool.current_num_threads(), "wall_s": wall, "cpu_s": cpu,
         "games_per_s": manifest.games as f64 / wall, "positions_per_s": manifest.positions as f64 / wall,
         "positions_per_cpu_s": manifest.positions as f64 / cpu,
-        "black_wins": manifest.black_wins, "white_wins": manifest.white_wins, "draws": manifest.draws,
-        "resigned": manifest.resigned, "resign_audit_games": manifest.resign_audit_games,
-        "false_resigns": manifest.false_resigns,
+        "black_wins": manifest.results.black_wins, "white_wins": manifest.results.white_wins,
+        "draws": manifest.results.draws, "resigned": manifest.results.resigned,
+        "resign_audit_games": manifest.results.resign_audit_games, "false_resigns": manifest.results.false_resigns,
     });
     if json {
         println!("{summary}");

@@ -22,6 +22,7 @@
 //! sends the leaves of all of them to the [`Evaluator`] as one batch.
 
 mod batch;
+pub mod index;
 mod play;
 mod search;
 mod shard;
@@ -35,7 +36,9 @@ pub use play::{
     play_policy_from,
 };
 pub use search::{Eval, Evaluator, Leaf, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search};
-pub use shard::{Manifest, Shard, ShardInfo, read_shard, run, run_search, run_with, write_shard};
+pub use shard::{
+    Manifest, Partition, Results, Shard, ShardInfo, read_shard, run, run_search, run_with, shard_file, write_shard,
+};
 #[cfg(feature = "tch")]
 pub use tensors::TensorBatch;
 
@@ -71,6 +74,9 @@ pub struct Config {
     /// then unused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<variant::FreeSeatsConfig>,
+    /// This process's share of the run ([`Partition`]): all of it by default.
+    #[serde(default)]
+    pub partition: Partition,
 }
 
 /// Self-play failures.
@@ -84,6 +90,9 @@ pub enum Error {
     Invalid(String),
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
+    /// A shard or manifest that fails its checks (see [`index`]).
+    #[error("{}: {why}", path.display())]
+    BadShard { path: std::path::PathBuf, why: String },
 }
 
 /// The deterministic id of game `index` of a run seeded with `seed`.

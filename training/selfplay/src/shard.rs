@@ -17,13 +17,94 @@ use crate::play::{GameData, play_game, play_policy_from};
 use crate::search::{Evaluator, play_games};
 use crate::{Config, Error, PLANES, SCHEMA_VERSION, game_id};
 
-/// One shard's entry in the manifest.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// One shard's entry in the manifest, with its games' results (so that a resumed run
+/// counts the shards it skips).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct ShardInfo {
     pub file: String,
     pub games: u64,
     pub positions: u64,
     pub bytes: u64,
+    #[serde(flatten)]
+    pub results: Results,
+}
+
+/// How a set of games ended (a shard's, a run's).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct Results {
+    #[serde(default)]
+    pub black_wins: u64,
+    #[serde(default)]
+    pub white_wins: u64,
+    #[serde(default)]
+    pub draws: u64,
+    /// Games that ended by resignation.
+    #[serde(default)]
+    pub resigned: u64,
+    /// Games in the no-resign audit set, and those of them where a player fell below the
+    /// resignation threshold and did not lose (resigning would have been wrong).
+    #[serde(default)]
+    pub resign_audit_games: u64,
+    #[serde(default)]
+    pub false_resigns: u64,
+}
+
+impl std::ops::AddAssign for Results {
+    fn add_assign(&mut self, o: Results) {
+        self.black_wins += o.black_wins;
+        self.white_wins += o.white_wins;
+        self.draws += o.draws;
+        self.resigned += o.resigned;
+        self.resign_audit_games += o.resign_audit_games;
+        self.false_resigns += o.false_resigns;
+    }
+}
+
+impl ShardInfo {
+    /// The entry of `games`, written as `file` with `positions` rows in `bytes`.
+    fn of(file: String, games: &[GameData], positions: u64, bytes: u64) -> ShardInfo {
+        let count = |f: &dyn Fn(&GameData) -> bool| games.iter().filter(|g| f(g)).count() as u64;
+        ShardInfo {
+            file,
+            games: games.len() as u64,
+            positions,
+            bytes,
+            results: Results {
+                black_wins: count(&|g| g.winner == Some(weiqi_rules::Color::Black)),
+                white_wins: count(&|g| g.winner == Some(weiqi_rules::Color::White)),
+                draws: count(&|g| g.winner.is_none()),
+                resigned: count(&|g| g.resigned.is_some()),
+                resign_audit_games: count(&|g| g.resign_audit),
+                false_resigns: count(&|g| g.false_resign),
+            },
+        }
+    }
+}
+
+/// The file of shard `k` of a run: the same name whichever worker writes it.
+pub fn shard_file(k: u64) -> String {
+    format!("shard-{k:05}.npz")
+}
+
+/// Which of a run's shards a worker plays: shard `k` (games `k * games_per_shard ..`) is
+/// worker `k % workers`'s, so the workers' shards together are one process's, file for
+/// file, and each worker's share is spread over the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Partition {
+    pub workers: u64,
+    pub worker: u64,
+}
+
+impl Default for Partition {
+    fn default() -> Partition {
+        Partition { workers: 1, worker: 0 }
+    }
+}
+
+impl Partition {
+    pub fn owns(&self, shard: u64) -> bool {
+        shard % self.workers == self.worker
+    }
 }
 
 /// `manifest.json`: what was run and what was written.
@@ -36,18 +117,8 @@ pub struct Manifest {
     pub planes: usize,
     pub games: u64,
     pub positions: u64,
-    pub black_wins: u64,
-    pub white_wins: u64,
-    pub draws: u64,
-    /// Games that ended by resignation.
-    #[serde(default)]
-    pub resigned: u64,
-    /// Games in the no-resign audit set, and those of them where a player fell below the
-    /// resignation threshold and did not lose (resigning would have been wrong).
-    #[serde(default)]
-    pub resign_audit_games: u64,
-    #[serde(default)]
-    pub false_resigns: u64,
+    #[serde(flatten)]
+    pub results: Results,
     pub shards: Vec<ShardInfo>,
 }
 
@@ -118,7 +189,17 @@ le_bytes!(u8, i8, u16, u64, f32);
 /// Writes the games into one shard, streaming each array from the games' own buffers into
 /// the zip (stored, fixed timestamps: the same games give the same bytes, and no shard-sized
 /// copy is made).
+/// Writes `games` as one shard at `path`, whole or not at all: into a temporary file
+/// beside it, renamed into place once complete (a killed worker leaves no partial shard
+/// under a shard's name).
 pub fn write_shard(path: &Path, size: usize, games: &[GameData]) -> Result<u64, Error> {
+    let tmp = path.with_extension("npz.partial");
+    let n = write_shard_to(&tmp, size, games)?;
+    std::fs::rename(&tmp, path)?;
+    Ok(n)
+}
+
+fn write_shard_to(path: &Path, size: usize, games: &[GameData]) -> Result<u64, Error> {
     let n: usize = games.iter().map(|g| g.positions).sum();
     let area = size * size;
     let options = zip::write::SimpleFileOptions::default()
@@ -337,28 +418,40 @@ fn run_shards(config: &Config, out: &Path, progress: bool, produce: &ShardProduc
         );
     }
     let size = config.size as usize;
-    let mut manifest = Manifest {
-        schema_version: SCHEMA_VERSION,
-        config: config.clone(),
-        rules,
-        board_size: config.size,
-        planes: PLANES,
-        games: 0,
-        positions: 0,
-        black_wins: 0,
-        white_wins: 0,
-        draws: 0,
-        resigned: 0,
-        resign_audit_games: 0,
-        false_resigns: 0,
-        shards: Vec::new(),
+    let part = config.partition;
+    if part.workers == 0 || part.worker >= part.workers {
+        return Err(Error::Invalid(format!(
+            "worker {} of {}: workers must be at least 1 and the worker below them",
+            part.worker, part.workers
+        )));
+    }
+    // A worker started again in its directory goes on from its manifest: the shards it
+    // lists are done (each rewritten as it completes), the others are played.
+    let mut manifest = match resume(config, out)? {
+        Some(m) => m,
+        None => Manifest {
+            schema_version: SCHEMA_VERSION,
+            config: config.clone(),
+            rules,
+            board_size: config.size,
+            planes: PLANES,
+            games: 0,
+            positions: 0,
+            results: Results::default(),
+            shards: Vec::new(),
+        },
     };
     let shards = config.games.div_ceil(config.games_per_shard);
+    let games_of = |k: u64| (k * config.games_per_shard)..((k + 1) * config.games_per_shard).min(config.games);
+    let todo: Vec<u64> = (0..shards)
+        .filter(|&k| part.owns(k) && !manifest.shards.iter().any(|s| s.file == shard_file(k)))
+        .collect();
+    bar.set_length(todo.iter().map(|&k| games_of(k).end - games_of(k).start).sum());
     // Generate shard k+1 on the rayon pool while a writer thread writes shard k.
     let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Vec<GameData>)>(1);
-    let written = std::thread::scope(|s| -> Result<Vec<(u64, u64, u64, String)>, Error> {
-        let writer = s.spawn(move || -> Result<Vec<(u64, u64, u64, String)>, Error> {
-            let mut done = Vec::new();
+    let manifest_ref = &mut manifest;
+    std::thread::scope(|s| -> Result<(), Error> {
+        let writer = s.spawn(move || -> Result<(), Error> {
             let mut openings: Option<BufWriter<File>> = None;
             for (k, games) in rx {
                 for g in &games {
@@ -367,7 +460,11 @@ fn run_shards(config: &Config, out: &Path, progress: bool, produce: &ShardProduc
                     }
                     if let Some(o) = &g.opening {
                         if openings.is_none() {
-                            openings = Some(BufWriter::new(File::create(out.join("variant.jsonl"))?));
+                            let f = std::fs::OpenOptions::new()
+                                .create(true)
+                                .append(true)
+                                .open(out.join("variant.jsonl"))?;
+                            openings = Some(BufWriter::new(f));
                         }
                         let line = serde_json::json!({
                             "game_id": format!("{:016x}", g.game_id),
@@ -380,30 +477,20 @@ fn run_shards(config: &Config, out: &Path, progress: bool, produce: &ShardProduc
                         }
                     }
                 }
-                let file = format!("shard-{k:05}.npz");
+                if let Some(w) = &mut openings {
+                    w.flush()?;
+                }
+                let file = shard_file(k);
                 let path: PathBuf = out.join(&file);
                 let positions = write_shard(&path, size, &games)?;
-                done.push((games.len() as u64, positions, std::fs::metadata(&path)?.len(), file));
+                let info = ShardInfo::of(file, &games, positions, std::fs::metadata(&path)?.len());
+                manifest_ref.add(info);
+                write_manifest(out, manifest_ref)?;
             }
-            if let Some(w) = &mut openings {
-                w.flush()?;
-            }
-            Ok(done)
+            Ok(())
         });
-        for k in 0..shards {
-            let first = k * config.games_per_shard;
-            let last = (first + config.games_per_shard).min(config.games);
-            let games: Vec<GameData> = produce(first..last, &|| bar.inc(1));
-            for g in &games {
-                manifest.resigned += g.resigned.is_some() as u64;
-                manifest.resign_audit_games += g.resign_audit as u64;
-                manifest.false_resigns += g.false_resign as u64;
-                match g.winner {
-                    Some(weiqi_rules::Color::White) => manifest.white_wins += 1,
-                    Some(weiqi_rules::Color::Black) => manifest.black_wins += 1,
-                    None => manifest.draws += 1,
-                }
-            }
+        for &k in &todo {
+            let games: Vec<GameData> = produce(games_of(k), &|| bar.inc(1));
             if tx.send((k, games)).is_err() {
                 break; // the writer failed; its error is reported below
             }
@@ -413,17 +500,58 @@ fn run_shards(config: &Config, out: &Path, progress: bool, produce: &ShardProduc
             .join()
             .map_err(|_| Error::Invalid("shard writer panicked".into()))?
     })?;
-    for (games, positions, bytes, file) in written {
-        manifest.shards.push(ShardInfo {
-            file,
-            games,
-            positions,
-            bytes,
-        });
-        manifest.games += games;
-        manifest.positions += positions;
-    }
     bar.finish_and_clear();
-    std::fs::write(out.join("manifest.json"), serde_json::to_string_pretty(&manifest)?)?;
+    manifest.shards.sort_by(|a, b| a.file.cmp(&b.file));
+    write_manifest(out, &manifest)?;
     Ok(manifest)
+}
+
+impl Manifest {
+    /// Counts a written shard in.
+    fn add(&mut self, s: ShardInfo) {
+        self.games += s.games;
+        self.positions += s.positions;
+        self.results += s.results;
+        self.shards.push(s);
+    }
+}
+
+/// Writes `manifest.json` whole or not at all (a temporary file renamed into place).
+fn write_manifest(out: &Path, manifest: &Manifest) -> Result<(), Error> {
+    let tmp = out.join("manifest.json.partial");
+    std::fs::write(&tmp, serde_json::to_string_pretty(manifest)?)?;
+    std::fs::rename(&tmp, out.join("manifest.json"))?;
+    Ok(())
+}
+
+/// The manifest a run left in `out`, to go on from: `None` when there is none; an error
+/// when it is another run's (other settings) or a listed shard is missing or changed.
+fn resume(config: &Config, out: &Path) -> Result<Option<Manifest>, Error> {
+    let path = out.join("manifest.json");
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    let m: Manifest =
+        serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("{}: not a manifest: {e}", path.display())))?;
+    if m.schema_version != SCHEMA_VERSION || m.config != *config {
+        return Err(Error::Invalid(format!(
+            "{} is from another run (schema {}, other settings): use another directory",
+            path.display(),
+            m.schema_version
+        )));
+    }
+    for s in &m.shards {
+        let bytes = std::fs::metadata(out.join(&s.file)).map(|md| md.len()).ok();
+        if bytes != Some(s.bytes) {
+            return Err(Error::Invalid(format!(
+                "{} lists {} ({} bytes), which is missing or changed",
+                path.display(),
+                s.file,
+                s.bytes
+            )));
+        }
+    }
+    Ok(Some(m))
 }

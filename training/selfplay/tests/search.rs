@@ -268,6 +268,7 @@ fn run_search_writes_shards() {
         player: Some("black-despairs".into()),
         search: Some(search),
         variant: None,
+        partition: Default::default(),
     };
     let evs = vec![
         Mutex::new(BlackDespairs { area: 25 }),
@@ -275,8 +276,8 @@ fn run_search_writes_shards() {
     ];
     let m = run_search(&cfg, &dir, false, &evs).unwrap();
     assert_eq!(m.games, 8);
-    assert_eq!(m.resigned + m.resign_audit_games, 8);
-    assert!(m.resigned > 0 && m.resign_audit_games > 0, "{m:?}");
+    assert_eq!(m.results.resigned + m.results.resign_audit_games, 8);
+    assert!(m.results.resigned > 0 && m.results.resign_audit_games > 0, "{m:?}");
     let mut scored = 0;
     for s in &m.shards {
         let sh = read_shard(&dir.join(&s.file)).unwrap();

@@ -21,6 +21,7 @@ fn config(games: u64, policy: PlayPolicy) -> Config {
         player: None,
         search: None,
         variant: None,
+        partition: Default::default(),
     }
 }
 

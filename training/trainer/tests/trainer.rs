@@ -38,6 +38,7 @@ fn trains_saves_loads_and_plays() {
         player: None,
         search: None,
         variant: None,
+        partition: Default::default(),
     };
     run(&cfg, &data, false).unwrap();
     let model = dir.join("model.safetensors");
@@ -103,6 +104,7 @@ fn trains_saves_loads_and_plays() {
         player: Some("net".into()),
         search: Some(search),
         variant: None,
+        partition: Default::default(),
         ..cfg.clone()
     };
     let nets = vec![
