@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::shard::{Manifest, read_shard};
+use crate::shard::{Manifest, Shard, read_shard};
 use crate::{Error, PLANES, SCHEMA_VERSION};
 
 /// One worker's directory: its manifest's run and what its shards hold.
@@ -37,28 +37,10 @@ pub struct Index {
 /// Indexes and checks every run directory under `root` (`root` itself included). The
 /// first bad shard or manifest is the error, naming its file.
 pub fn index(root: &Path) -> Result<Index, Error> {
-    let mut manifests = Vec::new();
-    find_manifests(root, &mut manifests)?;
-    manifests.sort();
-    if manifests.is_empty() {
-        return Err(Error::Invalid(format!("no manifest.json under {}", root.display())));
-    }
     let mut out = Index::default();
     // Which shard holds each game: a game in two shards is an error.
     let mut seen: HashMap<u64, PathBuf> = HashMap::new();
-    for path in manifests {
-        let dir = path.parent().unwrap_or(root).to_path_buf();
-        let text = std::fs::read_to_string(&path)?;
-        let m: Manifest = serde_json::from_str(&text).map_err(|e| bad(&path, format!("not a manifest: {e}")))?;
-        if m.schema_version != SCHEMA_VERSION {
-            return Err(bad(
-                &path,
-                format!(
-                    "schema version {} (this build reads {SCHEMA_VERSION})",
-                    m.schema_version
-                ),
-            ));
-        }
+    for (dir, m) in run_dirs(root)? {
         let listed: Vec<&str> = m.shards.iter().map(|s| s.file.as_str()).collect();
         for entry in std::fs::read_dir(&dir)? {
             let name = entry?.file_name().to_string_lossy().into_owned();
@@ -114,6 +96,34 @@ pub fn index(root: &Path) -> Result<Index, Error> {
     Ok(out)
 }
 
+/// Every run directory under `root` (`root` itself included), with its manifest, in path
+/// order: a manifest of another schema version is an error naming it.
+pub fn run_dirs(root: &Path) -> Result<Vec<(PathBuf, Manifest)>, Error> {
+    let mut manifests = Vec::new();
+    find_manifests(root, &mut manifests)?;
+    manifests.sort();
+    if manifests.is_empty() {
+        return Err(Error::Invalid(format!("no manifest.json under {}", root.display())));
+    }
+    manifests
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path)?;
+            let m: Manifest = serde_json::from_str(&text).map_err(|e| bad(&path, format!("not a manifest: {e}")))?;
+            if m.schema_version != SCHEMA_VERSION {
+                return Err(bad(
+                    &path,
+                    format!(
+                        "schema version {} (this build reads {SCHEMA_VERSION})",
+                        m.schema_version
+                    ),
+                ));
+            }
+            Ok((path.parent().unwrap_or(root).to_path_buf(), m))
+        })
+        .collect()
+}
+
 fn bad(path: &Path, why: String) -> Error {
     Error::BadShard {
         path: path.to_path_buf(),
@@ -144,6 +154,11 @@ fn count_games(ids: &[u64]) -> Vec<u64> {
 /// Reads one shard and checks it against this schema for `size`x`size` boards; returns its
 /// rows' game ids.
 pub fn check_shard(path: &Path, size: usize) -> Result<Vec<u64>, Error> {
+    Ok(read_checked(path, size)?.game_id.to_vec())
+}
+
+/// Reads one shard, checked as [`index`] checks it (the error names the file).
+pub fn read_checked(path: &Path, size: usize) -> Result<Shard, Error> {
     let s = read_shard(path).map_err(|e| bad(path, format!("unreadable: {e}")))?;
     let n = s.game_id.len();
     let area = size * size;
@@ -184,5 +199,5 @@ pub fn check_shard(path: &Path, size: usize) -> Result<Vec<u64>, Error> {
     if s.ownership.iter().any(|&v| !(-1..=1).contains(&v)) {
         return Err(bad(path, "ownership holds a value other than -1, 0 and 1".into()));
     }
-    Ok(s.game_id.to_vec())
+    Ok(s)
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use tch::{Kind, Tensor};
-use weiqi_selfplay::{Batches, Manifest, Shard, TensorBatch, read_shard};
+use weiqi_selfplay::{Batches, Shard, TensorBatch};
 
 use crate::Error;
 use crate::net::{Net, NetConfig};
@@ -12,7 +12,8 @@ use crate::net::{Net, NetConfig};
 /// Training settings.
 #[derive(Debug, Clone)]
 pub struct TrainConfig {
-    /// Self-play output folders (each with a manifest.json).
+    /// Self-play output folders: each a worker's (with its manifest.json) or a root above
+    /// several workers' folders.
     pub data: Vec<PathBuf>,
     /// Checkpoint to write (`.safetensors`; the shape goes to `.json` beside it).
     pub out: PathBuf,
@@ -41,12 +42,18 @@ pub struct Losses {
     pub seconds: f64,
 }
 
+/// The shards of every run directory under each of `dirs` (a worker's output, or the root
+/// of several workers'), each checked as `weiqi data index` checks it.
 fn load_data(dirs: &[PathBuf]) -> Result<Vec<Shard>, Error> {
     let mut shards = Vec::new();
     for d in dirs {
-        let m: Manifest = serde_json::from_str(&std::fs::read_to_string(d.join("manifest.json"))?)?;
-        for s in &m.shards {
-            shards.push(read_shard(&d.join(&s.file))?);
+        for (dir, m) in weiqi_selfplay::index::run_dirs(d)? {
+            for s in &m.shards {
+                shards.push(weiqi_selfplay::index::read_checked(
+                    &dir.join(&s.file),
+                    m.board_size as usize,
+                )?);
+            }
         }
     }
     if shards.is_empty() {

@@ -40,7 +40,15 @@ fn trains_saves_loads_and_plays() {
         variant: None,
         partition: Default::default(),
     };
-    run(&cfg, &data, false).unwrap();
+    // Two workers' folders under one root, which the trainer reads whole.
+    for worker in 0..2 {
+        let part = Config {
+            partition: weiqi_selfplay::Partition { workers: 2, worker },
+            ..cfg.clone()
+        };
+        let m = run(&part, &data.join(format!("worker={worker}")), false).unwrap();
+        assert_eq!(m.games, 100);
+    }
     let model = dir.join("model.safetensors");
     let tc = TrainConfig {
         data: vec![data.clone()],
