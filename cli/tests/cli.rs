@@ -206,6 +206,53 @@ fn selfplay_writes_shards_manifest_and_sgf() {
     assert!(err.contains("tch"), "{err}");
 }
 
+/// Self-play as an Indexed Job runs it: two workers, each told its index by
+/// `JOB_COMPLETION_INDEX`, then `weiqi data index` over their folders; a damaged shard
+/// fails the index by name.
+#[test]
+fn selfplay_workers_and_the_data_index() {
+    let root = std::env::temp_dir().join(format!("weiqi-cli-workers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for worker in ["0", "1"] {
+        let out = root.join(format!("worker={worker}"));
+        let run = Command::new(env!("CARGO_BIN_EXE_weiqi"))
+            .args([
+                "selfplay",
+                "--size",
+                "5",
+                "--games",
+                "10",
+                "--games-per-shard",
+                "3",
+                "--workers",
+                "2",
+                "--json",
+            ])
+            .args(["--out", out.to_str().unwrap()])
+            .env("JOB_COMPLETION_INDEX", worker)
+            .output()
+            .expect("run weiqi");
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    }
+    // Shards 0 and 2 (games 0-2 and 6-8) are worker 0's; 1 and 3 (3-5 and 9) worker 1's.
+    let m1: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("worker=1/manifest.json")).unwrap()).unwrap();
+    assert_eq!(
+        (m1["games"].as_u64(), m1["shards"][1]["file"].as_str()),
+        (Some(4), Some("shard-00003.npz"))
+    );
+    let (code, out, err) = weiqi(&["data", "index", root.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let ix: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!((ix["shards"].as_u64(), ix["games"].as_u64()), (Some(4), Some(10)));
+    let shard = root.join("worker=0/shard-00002.npz");
+    std::fs::write(&shard, b"not a zip").unwrap();
+    let (code, _, err) = weiqi(&["data", "index", root.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("shard-00002.npz") && err.contains("unreadable"), "{err}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
 /// `weiqi gtp` over standard input and output, as a GUI or referee drives it: ids echoed,
 /// answers ended by an empty line, a game played and counted.
 #[test]
