@@ -24,15 +24,7 @@ fn scoring_after_one_stone() -> T {
 #[test]
 fn full_game_to_agreed_score_c6() {
     let mut t = T::new(casual(5));
-    let ev = t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        10,
-    );
+    let ev = join_at(&mut t, 10);
     assert_eq!(T::kinds(&ev), ["joined", "colors_assigned", "play_started"]);
     assert_eq!(t.g.color_of(Seat::Host), Some(Color::Black));
     t.play(Host, "C3", 20);

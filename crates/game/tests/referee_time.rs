@@ -15,15 +15,7 @@ fn flag_exactly_at_deadline_c2() {
     let mut s = casual(9);
     s.time = TimeControl::Absolute { main_ms: 10 * S };
     let mut t = T::new(s);
-    t.ok(
-        Guest,
-        Command::Join {
-            player: None,
-            nigiri_guess: None,
-            entropy: 0,
-        },
-        1_000,
-    );
+    join_at(&mut t, 1_000);
     assert_eq!(t.g.deadline(), Some(11_000));
     assert_eq!(t.g.next_wakeup(), Some(11_000));
     assert!(t.ok(Actor::Server, Command::Tick, 10_999).is_empty());

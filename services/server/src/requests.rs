@@ -46,15 +46,6 @@ impl RequestKey {
         format!("{}:{}.{events}:{}", self.seat, self.fingerprint, self.request_id)
     }
 
-    /// What a request did, as remembered.
-    pub fn answered(&self, first: u64, events: usize) -> Answered {
-        Answered {
-            first,
-            events: Some(events as u32),
-            fingerprint: Some(self.fingerprint.clone()),
-        }
-    }
-
     /// A stored id as kept in memory: its map key and what the request did.
     pub fn parse((stored, first): (String, u64)) -> (String, Answered) {
         let mut parts = stored.splitn(3, ':');
@@ -102,6 +93,14 @@ impl SeenRequests {
         let h = short_hash(map_key);
         if let Err(i) = self.0.binary_search(&h) {
             self.0.insert(i, h);
+        }
+    }
+
+    /// The ids as the store keeps them (stored form and first event, see
+    /// [`RequestKey::parse`]).
+    pub fn insert_stored(&mut self, stored: Vec<(String, u64)>) {
+        for (key, _) in stored.into_iter().map(RequestKey::parse) {
+            self.insert(&key);
         }
     }
 
@@ -172,7 +171,12 @@ mod tests {
     fn stored_ids_round_trip_in_every_format() {
         let key = RequestKey::new(Actor::Host, "retry:1", &Command::Resign).unwrap();
         let (map_key, a) = RequestKey::parse((key.stored(3), 7));
-        assert_eq!((map_key.as_str(), a.clone()), ("h:retry:1", key.answered(7, 3)));
+        let answered = Answered {
+            first: 7,
+            events: Some(3),
+            fingerprint: Some(key.fingerprint.clone()),
+        };
+        assert_eq!((map_key.as_str(), a.clone()), ("h:retry:1", answered));
         let older = format!("h:{}:retry:1", key.fingerprint);
         assert_eq!(RequestKey::parse((older, 7)).1.events, None);
         let (bare, a) = RequestKey::parse(("plain-id".into(), 2));

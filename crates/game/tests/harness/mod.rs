@@ -91,6 +91,11 @@ impl T {
 
 /// The guest joins (anonymous, no nigiri) at time 0.
 pub fn join(t: &mut T) {
+    join_at(t, 0);
+}
+
+/// The guest joins (anonymous, no nigiri) at `at`; returns the events.
+pub fn join_at(t: &mut T, at: Ms) -> Vec<Event> {
     t.ok(
         Guest,
         Command::Join {
@@ -98,8 +103,8 @@ pub fn join(t: &mut T) {
             nigiri_guess: None,
             entropy: 0,
         },
-        0,
-    );
+        at,
+    )
 }
 
 pub fn casual(size: u8) -> Settings {

@@ -249,9 +249,7 @@ impl<S: EventStore> Hub<S> {
         actor: Actor,
         request_id: &str,
     ) -> Result<Option<Outcome>, HubError> {
-        let stored = self.store.load(game_id).await?.ok_or_else(|| HubError::Missing {
-            game_id: game_id.to_string(),
-        })?;
+        let stored = self.stored_game(game_id).await?;
         let answered: HashMap<String, Answered> = stored.responses.into_iter().map(RequestKey::parse).collect();
         let Some(done) = key.find(&answered) else {
             return Ok(None);

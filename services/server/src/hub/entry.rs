@@ -14,7 +14,7 @@ use super::error::{Denied, GameAt, HubError};
 use super::lobby::Listing;
 use super::view::{GameView, Outcome};
 use crate::auth;
-use crate::requests::{Answered, RequestKey, SeenRequests};
+use crate::requests::{Answered, SeenRequests};
 
 /// What watchers receive: an event and the game right after it.
 pub type Broadcast = Arc<(Event, GameView)>;
@@ -106,7 +106,7 @@ pub struct Entry {
     pub(super) log: Option<Vec<Event>>,
     pub(super) host_hash: Option<String>,
     pub(super) guest_hash: Option<String>,
-    /// Every request id that changed the game, by seat ([`RequestKey`]), as a hash: the
+    /// Every request id that changed the game, by seat ([`crate::requests::RequestKey`]), as a hash: the
     /// ids, their first event and their command's fingerprint are in the store, read
     /// when a hash matches (retries are rare).
     pub(super) requests: SeenRequests,
@@ -151,9 +151,7 @@ impl Entry {
         let mut entry = Entry::new(game, sg.events.first().map_or(0, |e| e.at));
         entry.host_hash = sg.host_token_hash;
         entry.guest_hash = sg.guest_token_hash;
-        for (key, _) in sg.responses.into_iter().map(RequestKey::parse) {
-            entry.requests.insert(&key);
-        }
+        entry.requests.insert_stored(sg.responses);
         Ok(entry)
     }
 

@@ -191,12 +191,17 @@ impl<S: EventStore> Hub<S> {
         Ok(self.lock(game_id).await?.game.get().to_sgf())
     }
 
+    /// A game as the store holds it (its log, tokens and request ids); `Missing` when the
+    /// store has no such game.
+    async fn stored_game(&self, game_id: &str) -> Result<weiqi_store::StoredGame, HubError> {
+        self.store.load(game_id).await?.ok_or_else(|| HubError::Missing {
+            game_id: game_id.to_string(),
+        })
+    }
+
     /// A game's events as the store holds them.
     pub async fn stored_log(&self, game_id: &str) -> Result<Vec<weiqi_game::Event>, HubError> {
-        let stored = self.store.load(game_id).await?.ok_or_else(|| HubError::Missing {
-            game_id: game_id.to_string(),
-        })?;
-        Ok(stored.events)
+        Ok(self.stored_game(game_id).await?.events)
     }
 
     /// The ids of the games in memory.

@@ -14,7 +14,6 @@ use super::entry::{Entry, Held, Slot};
 use super::error::HubError;
 use super::view::GameView;
 use super::{Hub, Mutation};
-use crate::requests::RequestKey;
 
 /// How many recovered games have their downtime credited at once on start.
 const RECOVERY_CONCURRENCY: usize = 512;
@@ -113,9 +112,7 @@ impl<S: EventStore> Hub<S> {
         // From the game as last acknowledged (the stored log folded up to it), what the
         // store holds beyond it (the interrupted append, if it went through; other
         // servers' appends) is applied as it would have been.
-        let stored = self.store.load(game_id).await?.ok_or_else(|| HubError::Missing {
-            game_id: game_id.to_string(),
-        })?;
+        let stored = self.stored_game(game_id).await?;
         let acked = stored.events.iter().take_while(|e| e.seq <= entry.acked_seq);
         entry.game = Held::Live(Game::from_events(acked).map_err(HubError::corrupt)?);
         entry.log = None;
@@ -159,9 +156,7 @@ impl<S: EventStore> Hub<S> {
             }
         }
         entry.settled();
-        for (key, _) in newer.responses.into_iter().map(RequestKey::parse) {
-            entry.requests.insert(&key);
-        }
+        entry.requests.insert_stored(newer.responses);
         entry.host_hash = newer.host_token_hash;
         entry.guest_hash = newer.guest_token_hash;
         let game = entry.game.get();

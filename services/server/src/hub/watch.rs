@@ -66,14 +66,7 @@ impl<S: EventStore> Hub<S> {
         if let Some(log) = &entry.log {
             return Ok(log.clone());
         }
-        let mut events = self
-            .store
-            .load(game_id)
-            .await?
-            .ok_or_else(|| HubError::Missing {
-                game_id: game_id.to_string(),
-            })?
-            .events;
+        let mut events = self.stored_game(game_id).await?.events;
         // (Another server may have appended since this one caught up: those come through
         // the next catch-up, which extends the log.)
         events.retain(|e| e.seq <= entry.acked_seq);
