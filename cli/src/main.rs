@@ -23,8 +23,11 @@ struct SelfplayArgs {
     size: u8,
     #[arg(long, default_value_t = 100)]
     games: u64,
+    /// Where the shards go: a directory, file:///DIR, or s3://bucket/prefix (any
+    /// S3-compatible store; credentials and endpoint from the AWS_* environment).
+    /// Shards are written create-only.
     #[arg(long)]
-    out: std::path::PathBuf,
+    out: String,
     /// Worker threads (default: all cores); with a network, one search lane per thread.
     #[arg(long)]
     threads: Option<usize>,
@@ -58,7 +61,7 @@ struct SelfplayArgs {
     /// Print a JSON summary instead of text.
     #[arg(long)]
     json: bool,
-    /// `free-seats`: seed 002's variant (free seat stones, then bid komi; `variant.jsonl`
+    /// `free-seats`: seed 002's variant (free seat stones, then bid komi; `variant/shard-NNNNN.jsonl`
     /// records each game's opening and bids).
     #[arg(long)]
     variant: Option<String>,
@@ -85,12 +88,15 @@ struct SelfplayArgs {
 
 #[derive(clap::Args)]
 struct TrainArgs {
-    /// Self-play output folders.
+    /// Self-play output: directories, file:// or s3:// prefixes (every worker's manifest
+    /// below each is read).
     #[arg(long, required = true, num_args = 1..)]
-    data: Vec<std::path::PathBuf>,
-    /// Checkpoint to write (.safetensors; the shape goes beside it as .json).
+    data: Vec<String>,
+    /// Checkpoint to write (.safetensors; the shape goes beside it as .json, the curve as
+    /// .csv): a path, or a file:// or s3:// name (written create-only, e.g.
+    /// s3://bucket/gen=1/model.safetensors).
     #[arg(long)]
-    out: std::path::PathBuf,
+    out: String,
     /// Continue from this checkpoint.
     #[arg(long)]
     init: Option<std::path::PathBuf>,
@@ -321,7 +327,7 @@ fn main() -> ExitCode {
 #[cfg(feature = "tch")]
 fn net_selfplay(
     config: &weiqi_selfplay::Config,
-    out: &std::path::Path,
+    out: &weiqi_selfplay::Objects,
     progress: bool,
     path: &str,
     pool: &rayon::ThreadPool,
@@ -345,7 +351,7 @@ fn net_selfplay(
 #[cfg(not(feature = "tch"))]
 fn net_selfplay(
     _config: &weiqi_selfplay::Config,
-    _out: &std::path::Path,
+    _out: &weiqi_selfplay::Objects,
     _progress: bool,
     _path: &str,
     _pool: &rayon::ThreadPool,
@@ -411,10 +417,19 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     #[cfg(feature = "tch")]
     {
         tch::set_num_threads(args.threads);
-        let csv = args.out.with_extension("csv");
+        // A checkpoint bound for a store is trained into a scratch folder, then published.
+        let remote = args.out.contains("://");
+        let scratch = std::env::temp_dir().join(format!("weiqi-train-{}", std::process::id()));
+        let out = if remote {
+            std::fs::create_dir_all(&scratch)?;
+            scratch.join("model.safetensors")
+        } else {
+            std::path::PathBuf::from(&args.out)
+        };
+        let csv = out.with_extension("csv");
         let cfg = weiqi_trainer::train::TrainConfig {
             data: args.data,
-            out: args.out.clone(),
+            out: out.clone(),
             init: args.init,
             blocks: args.blocks,
             channels: args.channels,
@@ -427,12 +442,14 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             max_seconds: args.max_seconds,
         };
         let log = weiqi_trainer::train::train(&cfg)?;
-        println!(
-            "wrote {} and {} ({} log rows)",
-            args.out.display(),
-            csv.display(),
-            log.len()
-        );
+        let written = if remote {
+            let names = weiqi_trainer::publish::publish(&out, &args.out);
+            let _ = std::fs::remove_dir_all(&scratch);
+            names?
+        } else {
+            vec![out.display().to_string(), csv.display().to_string()]
+        };
+        println!("wrote {} ({} log rows)", written.join(", "), log.len());
         Ok(ExitCode::SUCCESS)
     }
     #[cfg(not(feature = "tch"))]
@@ -452,14 +469,15 @@ enum DataCommand {
     /// and games its manifest lists, no game in two shards; then prints the totals. The
     /// first bad file is the error, by name (exit status 1).
     Index {
-        dir: std::path::PathBuf,
+        /// A directory, file:///DIR or s3://bucket/prefix.
+        dir: String,
         #[arg(long)]
         json: bool,
     },
 }
 
-fn data_index(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
-    let index = weiqi_selfplay::index::index(dir)?;
+fn data_index(dir: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let index = weiqi_selfplay::index::index(&weiqi_selfplay::Objects::open(dir)?)?;
     if json {
         println!("{}", serde_json::to_string(&index)?);
         return Ok(ExitCode::SUCCESS);
@@ -467,15 +485,7 @@ fn data_index(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
     for d in &index.dirs {
         println!(
             "{}: worker {} of {}, {}x{}: {} shards, {} games, {} positions, {} bytes",
-            d.dir.display(),
-            d.worker,
-            d.workers,
-            d.board_size,
-            d.board_size,
-            d.shards,
-            d.games,
-            d.positions,
-            d.bytes
+            d.dir, d.worker, d.workers, d.board_size, d.board_size, d.shards, d.games, d.positions, d.bytes
         );
     }
     println!(
@@ -524,7 +534,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         variant.is_none() || !policy.starts_with("net:"),
         "--variant plays with the uniform or light policy"
     );
-    let out = out.as_path();
+    let out = &weiqi_selfplay::Objects::open(&out)?;
     let net = policy.strip_prefix("net:").map(String::from);
     let player_name = net.as_ref().map(|p| format!("net:{p}"));
     let policy: weiqi_selfplay::PlayPolicy = if net.is_some() {
@@ -584,7 +594,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
             manifest.games,
             manifest.positions,
             manifest.shards.len(),
-            out.display(),
+            out.name(""),
             wall,
             cpu,
             manifest.games as f64 / wall,

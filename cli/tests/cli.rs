@@ -5,17 +5,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-fn weiqi(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_weiqi"))
-        .args(args)
-        .output()
-        .expect("run weiqi");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+mod support;
+use support::weiqi;
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -13,6 +13,19 @@ use tonic_types::StatusExt;
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::game_service_client::GameServiceClient;
 
+/// Runs the `weiqi` binary to completion: its exit code, standard output and error.
+pub fn weiqi(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_weiqi"))
+        .args(args)
+        .output()
+        .expect("run weiqi");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
 pub struct Server {
     pub child: Child,
     pub addr: String,

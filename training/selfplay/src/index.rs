@@ -4,17 +4,18 @@
 //! no game in two shards), and the totals.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::shard::{Manifest, Shard, read_shard};
+use crate::objects::Objects;
+use crate::shard::{Manifest, Shard, shard_from_bytes};
 use crate::{Error, PLANES, SCHEMA_VERSION};
 
 /// One worker's directory: its manifest's run and what its shards hold.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RunDir {
-    pub dir: PathBuf,
+    /// The directory or prefix, named as the root was, then the path below it.
+    pub dir: String,
     pub board_size: u8,
     pub workers: u64,
     pub worker: u64,
@@ -34,25 +35,49 @@ pub struct Index {
     pub bytes: u64,
 }
 
+/// One worker's directory found under a root: where it is (relative to the root, `""`
+/// for the root itself) and its manifest.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub rel: String,
+    pub manifest: Manifest,
+}
+
+impl Found {
+    /// The key of `file` in this directory, relative to the root.
+    pub fn key(&self, file: &str) -> String {
+        if self.rel.is_empty() {
+            file.to_string()
+        } else {
+            format!("{}/{file}", self.rel)
+        }
+    }
+}
+
 /// Indexes and checks every run directory under `root` (`root` itself included). The
-/// first bad shard or manifest is the error, naming its file.
-pub fn index(root: &Path) -> Result<Index, Error> {
+/// first bad shard or manifest is the error, naming its object.
+pub fn index(root: &Objects) -> Result<Index, Error> {
     let mut out = Index::default();
     // Which shard holds each game: a game in two shards is an error.
-    let mut seen: HashMap<u64, PathBuf> = HashMap::new();
-    for (dir, m) in run_dirs(root)? {
-        let listed: Vec<&str> = m.shards.iter().map(|s| s.file.as_str()).collect();
-        for entry in std::fs::read_dir(&dir)? {
-            let name = entry?.file_name().to_string_lossy().into_owned();
-            if name.starts_with("shard-") && name.ends_with(".npz") && !listed.contains(&name.as_str()) {
+    let mut seen: HashMap<u64, String> = HashMap::new();
+    let listed = root.list()?;
+    for found in run_dirs_in(root, &listed)? {
+        let m = &found.manifest;
+        let in_manifest: Vec<String> = m.shards.iter().map(|s| found.key(&s.file)).collect();
+        let prefix = found.key("");
+        for (key, _) in &listed {
+            let Some(name) = key.strip_prefix(&prefix) else {
+                continue;
+            };
+            if name.starts_with("shard-") && name.ends_with(".npz") && !in_manifest.contains(key) {
                 return Err(bad(
-                    &dir.join(&name),
+                    &root.name(key),
                     "not in its manifest (its worker stopped before recording it: run the worker again)".into(),
                 ));
             }
         }
         let mut run = RunDir {
-            dir: dir.clone(),
+            dir: root.name(&found.rel),
             board_size: m.board_size,
             workers: m.config.partition.workers,
             worker: m.config.partition.worker,
@@ -62,15 +87,16 @@ pub fn index(root: &Path) -> Result<Index, Error> {
             bytes: 0,
         };
         for info in &m.shards {
-            let file = dir.join(&info.file);
-            let ids = check_shard(&file, m.board_size as usize)?;
-            let games = count_games(&ids);
-            if ids.len() as u64 != info.positions || games.len() as u64 != info.games {
+            let key = found.key(&info.file);
+            let name = root.name(&key);
+            let shard = read_checked(root, &key, m.board_size as usize)?;
+            let games = count_games(shard.game_id.as_slice().unwrap_or(&[]));
+            if shard.game_id.len() as u64 != info.positions || games.len() as u64 != info.games {
                 return Err(bad(
-                    &file,
+                    &name,
                     format!(
                         "{} positions of {} games; the manifest lists {} of {}",
-                        ids.len(),
+                        shard.game_id.len(),
                         games.len(),
                         info.positions,
                         info.games
@@ -78,14 +104,14 @@ pub fn index(root: &Path) -> Result<Index, Error> {
                 ));
             }
             for g in games {
-                if let Some(other) = seen.insert(g, file.clone()) {
-                    return Err(bad(&file, format!("game {g:016x} is also in {}", other.display())));
+                if let Some(other) = seen.insert(g, name.clone()) {
+                    return Err(bad(&name, format!("game {g:016x} is also in {other}")));
                 }
             }
             run.shards += 1;
             run.games += info.games;
             run.positions += info.positions;
-            run.bytes += std::fs::metadata(&file)?.len();
+            run.bytes += listed.iter().find(|(k, _)| *k == key).map_or(0, |(_, n)| *n);
         }
         out.shards += run.shards;
         out.games += run.games;
@@ -96,52 +122,50 @@ pub fn index(root: &Path) -> Result<Index, Error> {
     Ok(out)
 }
 
-/// Every run directory under `root` (`root` itself included), with its manifest, in path
+/// Every run directory under `root` (`root` itself included), with its manifest, in key
 /// order: a manifest of another schema version is an error naming it.
-pub fn run_dirs(root: &Path) -> Result<Vec<(PathBuf, Manifest)>, Error> {
-    let mut manifests = Vec::new();
-    find_manifests(root, &mut manifests)?;
-    manifests.sort();
+pub fn run_dirs(root: &Objects) -> Result<Vec<Found>, Error> {
+    run_dirs_in(root, &root.list()?)
+}
+
+fn run_dirs_in(root: &Objects, listed: &[(String, u64)]) -> Result<Vec<Found>, Error> {
+    let manifests: Vec<&str> = listed
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| *k == "manifest.json" || k.ends_with("/manifest.json"))
+        .collect();
     if manifests.is_empty() {
-        return Err(Error::Invalid(format!("no manifest.json under {}", root.display())));
+        return Err(Error::Invalid(format!("no manifest.json under {}", root.name(""))));
     }
     manifests
         .into_iter()
-        .map(|path| {
-            let text = std::fs::read_to_string(&path)?;
-            let m: Manifest = serde_json::from_str(&text).map_err(|e| bad(&path, format!("not a manifest: {e}")))?;
+        .map(|key| {
+            let name = root.name(key);
+            let bytes = root.get(key)?.ok_or_else(|| bad(&name, "listed but gone".into()))?;
+            let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| bad(&name, format!("not a manifest: {e}")))?;
             if m.schema_version != SCHEMA_VERSION {
                 return Err(bad(
-                    &path,
+                    &name,
                     format!(
                         "schema version {} (this build reads {SCHEMA_VERSION})",
                         m.schema_version
                     ),
                 ));
             }
-            Ok((path.parent().unwrap_or(root).to_path_buf(), m))
+            let rel = key.strip_suffix("manifest.json").unwrap_or("").trim_end_matches('/');
+            Ok(Found {
+                rel: rel.to_string(),
+                manifest: m,
+            })
         })
         .collect()
 }
 
-fn bad(path: &Path, why: String) -> Error {
+fn bad(name: &str, why: String) -> Error {
     Error::BadShard {
-        path: path.to_path_buf(),
+        path: name.to_string(),
         why,
     }
-}
-
-fn find_manifests(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        if entry.file_type()?.is_dir() {
-            find_manifests(&path, out)?;
-        } else if entry.file_name() == "manifest.json" {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 /// The distinct games of a shard's rows (a game's rows are contiguous).
@@ -151,15 +175,13 @@ fn count_games(ids: &[u64]) -> Vec<u64> {
     games
 }
 
-/// Reads one shard and checks it against this schema for `size`x`size` boards; returns its
-/// rows' game ids.
-pub fn check_shard(path: &Path, size: usize) -> Result<Vec<u64>, Error> {
-    Ok(read_checked(path, size)?.game_id.to_vec())
-}
-
-/// Reads one shard, checked as [`index`] checks it (the error names the file).
-pub fn read_checked(path: &Path, size: usize) -> Result<Shard, Error> {
-    let s = read_shard(path).map_err(|e| bad(path, format!("unreadable: {e}")))?;
+/// Reads the shard at `key` below `root`, checked as [`index`] checks it against this
+/// schema for `size`x`size` boards (the error names the object).
+pub fn read_checked(root: &Objects, key: &str, size: usize) -> Result<Shard, Error> {
+    let name = root.name(key);
+    let path = name.as_str();
+    let bytes = root.get(key)?.ok_or_else(|| bad(path, "missing".into()))?;
+    let s = shard_from_bytes(&bytes).map_err(|e| bad(path, format!("unreadable: {e}")))?;
     let n = s.game_id.len();
     let area = size * size;
     let shapes: [(&str, Vec<usize>, Vec<usize>); 9] = [

@@ -23,6 +23,7 @@
 
 mod batch;
 pub mod index;
+pub mod objects;
 mod play;
 mod search;
 mod shard;
@@ -31,13 +32,15 @@ mod tensors;
 pub mod variant;
 
 pub use batch::{Batch, Batches, symmetry_permutation};
+pub use objects::Objects;
 pub use play::{
     Chooser, GameData, PlayPolicy, cells, encode_planes, move_index, play_game, play_game_from, play_game_with,
     play_policy_from,
 };
 pub use search::{Eval, Evaluator, Leaf, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search};
 pub use shard::{
-    Manifest, Partition, Results, Shard, ShardInfo, read_shard, run, run_search, run_with, shard_file, write_shard,
+    Manifest, Partition, Results, Shard, ShardInfo, read_shard, run, run_search, run_with, shard_bytes, shard_file,
+    shard_from_bytes,
 };
 #[cfg(feature = "tch")]
 pub use tensors::TensorBatch;
@@ -91,8 +94,11 @@ pub enum Error {
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
     /// A shard or manifest that fails its checks (see [`index`]).
-    #[error("{}: {why}", path.display())]
-    BadShard { path: std::path::PathBuf, why: String },
+    #[error("{path}: {why}")]
+    BadShard { path: String, why: String },
+    /// A store that refused a read or a write, naming the object.
+    #[error("{object}: {why}")]
+    Store { object: String, why: String },
 }
 
 /// The deterministic id of game `index` of a run seeded with `seed`.

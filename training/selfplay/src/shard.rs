@@ -1,8 +1,7 @@
 //! Shards (`.npz`, readable by numpy and PyTorch) and the run's manifest.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::{Cursor, Write};
+use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ndarray::{Array1, Array2, Array3, Array4};
@@ -13,6 +12,7 @@ use weiqi_rules::Preset;
 
 use std::sync::Mutex;
 
+use crate::objects::Objects;
 use crate::play::{GameData, play_game, play_policy_from};
 use crate::search::{Evaluator, play_games};
 use crate::{Config, Error, PLANES, SCHEMA_VERSION, game_id};
@@ -189,26 +189,26 @@ le_bytes!(u8, i8, u16, u64, f32);
 /// Writes the games into one shard, streaming each array from the games' own buffers into
 /// the zip (stored, fixed timestamps: the same games give the same bytes, and no shard-sized
 /// copy is made).
-/// Writes `games` as one shard at `path`, whole or not at all: into a temporary file
-/// beside it, renamed into place once complete (a killed worker leaves no partial shard
-/// under a shard's name).
-pub fn write_shard(path: &Path, size: usize, games: &[GameData]) -> Result<u64, Error> {
-    let tmp = path.with_extension("npz.partial");
-    let n = write_shard_to(&tmp, size, games)?;
-    std::fs::rename(&tmp, path)?;
-    Ok(n)
+/// `games` as one shard's bytes, assembled in memory so that the store receives it in one
+/// put (whole or not at all; create-only). Returns the bytes and the number of rows.
+pub fn shard_bytes(size: usize, games: &[GameData]) -> Result<(Vec<u8>, u64), Error> {
+    let rows: usize = games.iter().map(|g| g.positions).sum();
+    let bytes_per_row = PLANES * size * size + (size * size + 1) * 5 + size * size + 20;
+    let mut out = Cursor::new(Vec::with_capacity(rows * bytes_per_row + 4096));
+    let n = write_shard_to(&mut out, size, games)?;
+    Ok((out.into_inner(), n))
 }
 
-fn write_shard_to(path: &Path, size: usize, games: &[GameData]) -> Result<u64, Error> {
+fn write_shard_to(sink: &mut Cursor<Vec<u8>>, size: usize, games: &[GameData]) -> Result<u64, Error> {
     let n: usize = games.iter().map(|g| g.positions).sum();
     let area = size * size;
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Stored)
         .last_modified_time(zip::DateTime::default())
         .large_file(true);
-    let mut zip = zip::ZipWriter::new(BufWriter::with_capacity(1 << 16, File::create(path)?));
+    let mut zip = zip::ZipWriter::new(sink);
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
-    let entry = |zip: &mut zip::ZipWriter<BufWriter<File>>,
+    let entry = |zip: &mut zip::ZipWriter<&mut Cursor<Vec<u8>>>,
                  name: &str,
                  descr: &str,
                  shape: &[usize],
@@ -264,9 +264,14 @@ fn write_shard_to(path: &Path, size: usize, games: &[GameData]) -> Result<u64, E
     Ok(n as u64)
 }
 
-/// Reads a shard written by [`write_shard`].
+/// Reads a shard file (see [`shard_from_bytes`]).
 pub fn read_shard(path: &Path) -> Result<Shard, Error> {
-    let mut npz = NpzReader::new(File::open(path)?).map_err(npz_err)?;
+    shard_from_bytes(&std::fs::read(path)?)
+}
+
+/// A shard from its bytes, as [`shard_bytes`] makes them.
+pub fn shard_from_bytes(bytes: &[u8]) -> Result<Shard, Error> {
+    let mut npz = NpzReader::new(Cursor::new(bytes)).map_err(npz_err)?;
     Ok(Shard {
         features: npz.by_name("features").map_err(npz_err)?,
         policy: npz.by_name("policy").map_err(npz_err)?,
@@ -280,9 +285,10 @@ pub fn read_shard(path: &Path) -> Result<Shard, Error> {
     })
 }
 
-/// Runs self-play into `out`: shards, optional SGF files, and `manifest.json`. Games run in
-/// parallel on the current rayon pool; `progress` shows a bar with games/s.
-pub fn run(config: &Config, out: &Path, progress: bool) -> Result<Manifest, Error> {
+/// Runs self-play into `out` (a directory or an object store prefix): shards, optional SGF
+/// files, and `manifest.json`. Games run in parallel on the current rayon pool; `progress`
+/// shows a bar with games/s.
+pub fn run(config: &Config, out: &Objects, progress: bool) -> Result<Manifest, Error> {
     let rules = rules_of(config)?;
     if let Some(v) = &config.variant {
         if !v.bid_noise.is_finite() || !(0.0..=crate::variant::MAX_BID).contains(&v.bid_noise) {
@@ -324,7 +330,7 @@ fn variant_game(config: &Config, rules: weiqi_rules::Rules, v: &crate::variant::
 /// `game_id(config.seed, index)`), e.g. with [`crate::play_game_with`] and a bot.
 pub fn run_with(
     config: &Config,
-    out: &Path,
+    out: &Objects,
     progress: bool,
     play: &(dyn Fn(u64) -> GameData + Sync),
 ) -> Result<Manifest, Error> {
@@ -346,7 +352,7 @@ pub fn run_with(
 /// seed, settings and number of evaluators give the same games.
 pub fn run_search<E: Evaluator + Send>(
     config: &Config,
-    out: &Path,
+    out: &Objects,
     progress: bool,
     evaluators: &[Mutex<E>],
 ) -> Result<Manifest, Error> {
@@ -392,7 +398,7 @@ fn rules_of(config: &Config) -> Result<weiqi_rules::Rules, Error> {
 /// Plays the games of one shard (a range of indices), calling `tick` as each ends.
 type ShardProducer<'a> = dyn Fn(std::ops::Range<u64>, &(dyn Fn() + Sync)) -> Vec<GameData> + Sync + 'a;
 
-fn run_shards(config: &Config, out: &Path, progress: bool, produce: &ShardProducer<'_>) -> Result<Manifest, Error> {
+fn run_shards(config: &Config, out: &Objects, progress: bool, produce: &ShardProducer<'_>) -> Result<Manifest, Error> {
     if !(weiqi_rules::MIN_SIZE..=weiqi_rules::MAX_SIZE).contains(&config.size) {
         return Err(Error::Invalid(format!("board size {} is not in 2..=25", config.size)));
     }
@@ -400,10 +406,6 @@ fn run_shards(config: &Config, out: &Path, progress: bool, produce: &ShardProduc
     rules.validate().map_err(|e| Error::Invalid(e.to_string()))?;
     if config.games_per_shard == 0 {
         return Err(Error::Invalid("games per shard must be at least 1".into()));
-    }
-    std::fs::create_dir_all(out)?;
-    if config.sgf {
-        std::fs::create_dir_all(out.join("games"))?;
     }
     let bar = if progress {
         ProgressBar::new(config.games)
@@ -452,39 +454,32 @@ fn run_shards(config: &Config, out: &Path, progress: bool, produce: &ShardProduc
     let manifest_ref = &mut manifest;
     std::thread::scope(|s| -> Result<(), Error> {
         let writer = s.spawn(move || -> Result<(), Error> {
-            let mut openings: Option<BufWriter<File>> = None;
             for (k, games) in rx {
+                // The games' own files first: a shard's name is its promise that they are
+                // there. Each is create-only; a restarted worker finds its own again.
+                let mut openings = String::new();
                 for g in &games {
                     if let Some(sgf) = &g.sgf {
-                        std::fs::write(out.join("games").join(format!("{:016x}.sgf", g.game_id)), sgf)?;
+                        out.put_new(&format!("games/{:016x}.sgf", g.game_id), sgf.clone().into_bytes())?;
                     }
                     if let Some(o) = &g.opening {
-                        if openings.is_none() {
-                            let f = std::fs::OpenOptions::new()
-                                .create(true)
-                                .append(true)
-                                .open(out.join("variant.jsonl"))?;
-                            openings = Some(BufWriter::new(f));
-                        }
                         let line = serde_json::json!({
                             "game_id": format!("{:016x}", g.game_id),
                             "opening": o,
                             "winner": g.winner,
                             "white_minus_black": g.white_minus_black,
                         });
-                        if let Some(w) = &mut openings {
-                            writeln!(w, "{line}")?;
-                        }
+                        openings.push_str(&format!("{line}\n"));
                     }
                 }
-                if let Some(w) = &mut openings {
-                    w.flush()?;
+                if !openings.is_empty() {
+                    out.put_new(&variant_file(k), openings.into_bytes())?;
                 }
                 let file = shard_file(k);
-                let path: PathBuf = out.join(&file);
-                let positions = write_shard(&path, size, &games)?;
-                let info = ShardInfo::of(file, &games, positions, std::fs::metadata(&path)?.len());
-                manifest_ref.add(info);
+                let (bytes, positions) = shard_bytes(size, &games)?;
+                let len = bytes.len() as u64;
+                out.put_new(&file, bytes)?;
+                manifest_ref.add(ShardInfo::of(file, &games, positions, len));
                 write_manifest(out, manifest_ref)?;
             }
             Ok(())
@@ -516,40 +511,38 @@ impl Manifest {
     }
 }
 
-/// Writes `manifest.json` whole or not at all (a temporary file renamed into place).
-fn write_manifest(out: &Path, manifest: &Manifest) -> Result<(), Error> {
-    let tmp = out.join("manifest.json.partial");
-    std::fs::write(&tmp, serde_json::to_string_pretty(manifest)?)?;
-    std::fs::rename(&tmp, out.join("manifest.json"))?;
-    Ok(())
+/// Writes `manifest.json` whole or not at all (one put). It is the worker's own object,
+/// rewritten as each shard completes: the checkpoint a restarted worker goes on from.
+fn write_manifest(out: &Objects, manifest: &Manifest) -> Result<(), Error> {
+    out.put("manifest.json", serde_json::to_vec_pretty(manifest)?)
+}
+
+/// The file of the variant openings of shard `k`'s games (one JSON line a game).
+pub fn variant_file(k: u64) -> String {
+    format!("variant/shard-{k:05}.jsonl")
 }
 
 /// The manifest a run left in `out`, to go on from: `None` when there is none; an error
 /// when it is another run's (other settings) or a listed shard is missing or changed.
-fn resume(config: &Config, out: &Path) -> Result<Option<Manifest>, Error> {
-    let path = out.join("manifest.json");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e.into()),
+fn resume(config: &Config, out: &Objects) -> Result<Option<Manifest>, Error> {
+    let name = out.name("manifest.json");
+    let Some(bytes) = out.get("manifest.json")? else {
+        return Ok(None);
     };
     let m: Manifest =
-        serde_json::from_str(&text).map_err(|e| Error::Invalid(format!("{}: not a manifest: {e}", path.display())))?;
+        serde_json::from_slice(&bytes).map_err(|e| Error::Invalid(format!("{name}: not a manifest: {e}")))?;
     if m.schema_version != SCHEMA_VERSION || m.config != *config {
         return Err(Error::Invalid(format!(
-            "{} is from another run (schema {}, other settings): use another directory",
-            path.display(),
+            "{name} is from another run (schema {}, other settings): use another directory or prefix",
             m.schema_version
         )));
     }
+    let sizes: std::collections::HashMap<String, u64> = out.list()?.into_iter().collect();
     for s in &m.shards {
-        let bytes = std::fs::metadata(out.join(&s.file)).map(|md| md.len()).ok();
-        if bytes != Some(s.bytes) {
+        if sizes.get(&s.file) != Some(&s.bytes) {
             return Err(Error::Invalid(format!(
-                "{} lists {} ({} bytes), which is missing or changed",
-                path.display(),
-                s.file,
-                s.bytes
+                "{name} lists {} ({} bytes), which is missing or changed",
+                s.file, s.bytes
             )));
         }
     }

@@ -1,7 +1,7 @@
 //! Self-play of seed 002's variant (see `weiqi_game::variant`): four seat stones placed
 //! at random (Black, White, Black, White), then each side bids the komi it would give as
 //! Black; the higher bid plays Black and gives that komi (equal bids: a coin). Each run
-//! also writes `variant.jsonl`, one line per game with its seat stones, bids, komi and
+//! also writes `variant/shard-NNNNN.jsonl` (one a shard), one line per game with its seat stones, bids, komi and
 //! result, so that researchers can study the variant's fair komi.
 //!
 //! The bidding policy: both sides estimate the fair komi as Black's mean area margin over

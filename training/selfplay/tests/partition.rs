@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use weiqi_selfplay::index::index;
-use weiqi_selfplay::{Config, Error, Manifest, Partition, PlayPolicy, run};
+use weiqi_selfplay::{Config, Error, Manifest, Objects, Partition, PlayPolicy, run};
 
 fn config(workers: u64, worker: u64) -> Config {
     Config {
@@ -47,10 +47,11 @@ fn shard_files(dir: &Path) -> Vec<String> {
 #[test]
 fn workers_together_write_what_one_process_writes() {
     let root = out("union");
-    let one = run(&config(1, 0), &root.join("single"), false).unwrap();
+    let one = run(&config(1, 0), &Objects::dir(&root.join("single")).unwrap(), false).unwrap();
     let mut parts: Vec<Manifest> = Vec::new();
     for k in 0..3 {
-        parts.push(run(&config(3, k), &root.join(format!("run/worker={k}")), false).unwrap());
+        let dir = Objects::dir(&root.join(format!("run/worker={k}"))).unwrap();
+        parts.push(run(&config(3, k), &dir, false).unwrap());
     }
     let mut files = Vec::new();
     for k in 0..3 {
@@ -76,13 +77,13 @@ fn workers_together_write_what_one_process_writes() {
         ["shard-00001.npz", "shard-00004.npz"]
     );
 
-    let ix = index(&root.join("run")).unwrap();
+    let ix = index(&Objects::dir(&root.join("run")).unwrap()).unwrap();
     assert_eq!(
         (ix.dirs.len(), ix.shards, ix.games, ix.positions),
         (3, 6, one.games, one.positions)
     );
     // The single run and the workers' together hold every game twice.
-    let twice = index(&root).unwrap_err();
+    let twice = index(&Objects::dir(&root).unwrap()).unwrap_err();
     assert!(twice.to_string().contains("is also in"), "{twice}");
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -94,7 +95,7 @@ fn workers_together_write_what_one_process_writes() {
 fn a_restarted_worker_plays_only_what_is_missing() {
     let root = out("resume");
     let dir = root.join("w1");
-    let whole = run(&config(2, 1), &dir, false).unwrap();
+    let whole = run(&config(2, 1), &Objects::dir(&dir).unwrap(), false).unwrap();
     let kept = dir.join("shard-00001.npz");
     let kept_time = std::fs::metadata(&kept).unwrap().modified().unwrap();
     let last = whole.shards.last().unwrap().file.clone();
@@ -111,9 +112,24 @@ fn a_restarted_worker_plays_only_what_is_missing() {
     std::fs::remove_file(dir.join(&last)).unwrap();
     std::fs::write(dir.join(format!("{last}.partial")), b"half a shard").unwrap();
 
-    let again = run(&config(2, 1), &dir, false).unwrap();
+    let again = run(&config(2, 1), &Objects::dir(&dir).unwrap(), false).unwrap();
     assert_eq!(again, whole);
     assert_eq!(std::fs::read(dir.join(&last)).unwrap(), complete);
+    // Killed between the shard's put and the manifest's: the shard is there, unlisted. The
+    // create-only put finds the same bytes and goes on.
+    std::fs::write(dir.join("manifest.json"), serde_json::to_string(&cut).unwrap()).unwrap();
+    let again = run(&config(2, 1), &Objects::dir(&dir).unwrap(), false).unwrap();
+    assert_eq!(again, whole);
+    // A shard of other contents under that name (another run's, or another worker given
+    // the same index) is never overwritten: the run stops, naming it.
+    std::fs::write(dir.join("manifest.json"), serde_json::to_string(&cut).unwrap()).unwrap();
+    std::fs::write(dir.join(&last), b"someone else's shard").unwrap();
+    let err = run(&config(2, 1), &Objects::dir(&dir).unwrap(), false)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains(&last) && err.contains("already exists"), "{err}");
+    assert_eq!(std::fs::read(dir.join(&last)).unwrap(), b"someone else's shard");
+    std::fs::write(dir.join(&last), &complete).unwrap();
     assert_eq!(
         std::fs::metadata(&kept).unwrap().modified().unwrap(),
         kept_time,
@@ -122,7 +138,7 @@ fn a_restarted_worker_plays_only_what_is_missing() {
     // Another run's settings in the same directory are refused, naming the manifest.
     let mut other = config(2, 1);
     other.seed = 10;
-    let err = run(&other, &dir, false).unwrap_err();
+    let err = run(&other, &Objects::dir(&dir).unwrap(), false).unwrap_err();
     assert!(err.to_string().contains("manifest.json"), "{err}");
     std::fs::remove_dir_all(&root).unwrap();
 }
@@ -133,11 +149,11 @@ fn a_restarted_worker_plays_only_what_is_missing() {
 fn the_index_names_the_first_bad_file() {
     let root = out("bad");
     let dir = root.join("w0");
-    let m = run(&config(1, 0), &dir, false).unwrap();
-    assert_eq!(index(&root).unwrap().positions, m.positions);
+    let m = run(&config(1, 0), &Objects::dir(&dir).unwrap(), false).unwrap();
+    assert_eq!(index(&Objects::dir(&root).unwrap()).unwrap().positions, m.positions);
     let first = dir.join(&m.shards[0].file);
     let bytes = std::fs::read(&first).unwrap();
-    let named = |e: Error, file: &Path, what: &str| {
+    let named = |e: Error, file: &std::path::Path, what: &str| {
         let text = e.to_string();
         assert!(matches!(e, Error::BadShard { .. }), "{text}");
         assert!(
@@ -147,12 +163,16 @@ fn the_index_names_the_first_bad_file() {
     };
 
     std::fs::write(&first, &bytes[..bytes.len() / 2]).unwrap();
-    named(index(&root).unwrap_err(), &first, "unreadable");
+    named(index(&Objects::dir(&root).unwrap()).unwrap_err(), &first, "unreadable");
     std::fs::write(&first, &bytes).unwrap();
 
     let stray = dir.join("shard-00099.npz");
     std::fs::write(&stray, &bytes).unwrap();
-    named(index(&root).unwrap_err(), &stray, "not in its manifest");
+    named(
+        index(&Objects::dir(&root).unwrap()).unwrap_err(),
+        &stray,
+        "not in its manifest",
+    );
     std::fs::remove_file(&stray).unwrap();
 
     let manifest = dir.join("manifest.json");
@@ -162,12 +182,16 @@ fn the_index_names_the_first_bad_file() {
         text.replacen("\"schema_version\": 2", "\"schema_version\": 1", 1),
     )
     .unwrap();
-    named(index(&root).unwrap_err(), &manifest, "schema version 1");
+    named(
+        index(&Objects::dir(&root).unwrap()).unwrap_err(),
+        &manifest,
+        "schema version 1",
+    );
 
     // The second shard's file under the first one's name: its rows are not the listed ones.
     std::fs::write(&manifest, &text).unwrap();
     std::fs::copy(dir.join(&m.shards[1].file), &first).unwrap();
-    let e = index(&root).unwrap_err();
+    let e = index(&Objects::dir(&root).unwrap()).unwrap_err();
     named(e, &first, "the manifest lists");
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -10,8 +10,8 @@ use rand::rngs::SmallRng;
 use weiqi_rules::sgf::GameRecord;
 use weiqi_rules::{Color, Move, Point, Preset, Rules, State};
 use weiqi_selfplay::{
-    Config, Eval, Evaluator, PLANES, PlayPolicy, SearchConfig, UniformEvaluator, cells, play_games, read_shard,
-    run_search, search,
+    Config, Eval, Evaluator, Objects, PLANES, PlayPolicy, SearchConfig, UniformEvaluator, cells, play_games,
+    read_shard, run_search, search,
 };
 
 /// Values a position by stones on the board (mover minus opponent), priors uniform: enough
@@ -274,7 +274,7 @@ fn run_search_writes_shards() {
         Mutex::new(BlackDespairs { area: 25 }),
         Mutex::new(BlackDespairs { area: 25 }),
     ];
-    let m = run_search(&cfg, &dir, false, &evs).unwrap();
+    let m = run_search(&cfg, &Objects::dir(&dir).unwrap(), false, &evs).unwrap();
     assert_eq!(m.games, 8);
     assert_eq!(m.results.resigned + m.results.resign_audit_games, 8);
     assert!(m.results.resigned > 0 && m.results.resign_audit_games > 0, "{m:?}");
@@ -287,7 +287,7 @@ fn run_search_writes_shards() {
     // The same seed, settings and lanes give byte-identical shards.
     let again = dir.with_extension("again");
     let _ = std::fs::remove_dir_all(&again);
-    let m2 = run_search(&cfg, &again, false, &evs).unwrap();
+    let m2 = run_search(&cfg, &Objects::dir(&again).unwrap(), false, &evs).unwrap();
     assert_eq!(m, m2);
     for s in &m.shards {
         assert_eq!(

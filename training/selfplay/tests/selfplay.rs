@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use weiqi_rules::sgf::GameRecord;
 use weiqi_rules::{Color, Outcome, Preset};
-use weiqi_selfplay::{Batches, Config, PlayPolicy, read_shard, run, symmetry_permutation};
+use weiqi_selfplay::{Batches, Config, Objects, PlayPolicy, read_shard, run, symmetry_permutation};
 
 fn config(games: u64, policy: PlayPolicy) -> Config {
     Config {
@@ -36,7 +36,7 @@ fn out(name: &str) -> PathBuf {
 #[test]
 fn games_are_legal_and_targets_agree() {
     let dir = out("legal");
-    let m = run(&config(20, PlayPolicy::Light), &dir, false).unwrap();
+    let m = run(&config(20, PlayPolicy::Light), &Objects::dir(&dir).unwrap(), false).unwrap();
     assert_eq!(m.games, 20);
     assert_eq!(m.shards.len(), 3);
     let mut results = std::collections::HashMap::new();
@@ -111,8 +111,8 @@ fn deterministic_shards() {
     let cfg = config(12, PlayPolicy::Uniform);
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let ma = one.install(|| run(&cfg, &a, false)).unwrap();
-    let mb = two.install(|| run(&cfg, &b, false)).unwrap();
+    let ma = one.install(|| run(&cfg, &Objects::dir(&a).unwrap(), false)).unwrap();
+    let mb = two.install(|| run(&cfg, &Objects::dir(&b).unwrap(), false)).unwrap();
     assert_eq!(ma, mb);
     for s in &ma.shards {
         assert_eq!(
@@ -124,7 +124,7 @@ fn deterministic_shards() {
     }
     let mut other = cfg.clone();
     other.seed = 43;
-    let mc = run(&other, &out("det-c"), false).unwrap();
+    let mc = run(&other, &Objects::dir(&out("det-c")).unwrap(), false).unwrap();
     assert_ne!(mc.positions, 0);
 }
 
@@ -133,7 +133,7 @@ fn deterministic_shards() {
 #[test]
 fn batches_with_symmetry_augmentation() {
     let dir = out("batch");
-    let m = run(&config(8, PlayPolicy::Light), &dir, false).unwrap();
+    let m = run(&config(8, PlayPolicy::Light), &Objects::dir(&dir).unwrap(), false).unwrap();
     let shards: Vec<_> = m
         .shards
         .iter()
@@ -187,7 +187,7 @@ fn numpy_reads_the_shards() {
         return;
     }
     let dir = out("numpy");
-    run(&config(4, PlayPolicy::Uniform), &dir, false).unwrap();
+    run(&config(4, PlayPolicy::Uniform), &Objects::dir(&dir).unwrap(), false).unwrap();
     let script = r#"
 import json, sys, numpy as np
 d = sys.argv[1]
@@ -217,7 +217,7 @@ print("numpy ok")
 }
 
 /// Seed 002's variant (`--variant free-seats`): every game opens with four seat stones as
-/// setup and is played with the higher bid as komi; `variant.jsonl` records the openings;
+/// setup and is played with the higher bid as komi; `variant/shard-NNNNN.jsonl` records the openings;
 /// the games are legal from their SGF (seat stones as AB/AW, the komi as KM).
 #[test]
 fn the_free_seats_variant_records_its_openings() {
@@ -229,12 +229,25 @@ fn the_free_seats_variant_records_its_openings() {
         bid_playouts: 16,
         bid_noise: 2.0,
     });
-    let m = run(&cfg, &dir, false).unwrap();
+    let m = run(&cfg, &Objects::dir(&dir).unwrap(), false).unwrap();
     assert_eq!(m.games, 6);
-    let lines: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("variant.jsonl"))
+    // One file of openings per shard (objects are written whole, never appended to).
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("variant"))
         .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), m.shards.len());
+    let lines: Vec<serde_json::Value> = files
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap()
+                .lines()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        })
+        .map(|l| serde_json::from_str(&l).unwrap())
         .collect();
     assert_eq!(lines.len(), 6);
     for l in &lines {

@@ -10,6 +10,7 @@
 pub mod arena;
 #[cfg(feature = "tch")]
 pub mod net;
+pub mod publish;
 #[cfg(feature = "tch")]
 pub mod train;
 

@@ -12,9 +12,9 @@ use crate::net::{Net, NetConfig};
 /// Training settings.
 #[derive(Debug, Clone)]
 pub struct TrainConfig {
-    /// Self-play output folders: each a worker's (with its manifest.json) or a root above
-    /// several workers' folders.
-    pub data: Vec<PathBuf>,
+    /// Self-play output, each a directory, `file://` or `s3://` prefix: a worker's (with
+    /// its manifest.json) or a root above several workers'.
+    pub data: Vec<String>,
     /// Checkpoint to write (`.safetensors`; the shape goes to `.json` beside it).
     pub out: PathBuf,
     /// Start from this checkpoint instead of random weights.
@@ -44,13 +44,16 @@ pub struct Losses {
 
 /// The shards of every run directory under each of `dirs` (a worker's output, or the root
 /// of several workers'), each checked as `weiqi data index` checks it.
-fn load_data(dirs: &[PathBuf]) -> Result<Vec<Shard>, Error> {
+fn load_data(roots: &[String]) -> Result<Vec<Shard>, Error> {
     let mut shards = Vec::new();
-    for d in dirs {
-        for (dir, m) in weiqi_selfplay::index::run_dirs(d)? {
+    for root in roots {
+        let root = weiqi_selfplay::Objects::open(root)?;
+        for found in weiqi_selfplay::index::run_dirs(&root)? {
+            let m = &found.manifest;
             for s in &m.shards {
                 shards.push(weiqi_selfplay::index::read_checked(
-                    &dir.join(&s.file),
+                    &root,
+                    &found.key(&s.file),
                     m.board_size as usize,
                 )?);
             }
@@ -149,7 +152,7 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
 }
 
 /// Mean losses of a checkpoint on some data (evaluation mode).
-pub fn evaluate(model: &Path, data: &[PathBuf], batch: usize) -> Result<(f64, f64, f64), Error> {
+pub fn evaluate(model: &Path, data: &[String], batch: usize) -> Result<(f64, f64, f64), Error> {
     let net = Net::load(model)?;
     let shards = load_data(data)?;
     let (mut sp, mut sv, mut so, mut k) = (0.0, 0.0, 0.0, 0);

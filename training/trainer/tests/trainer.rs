@@ -6,12 +6,27 @@ use std::path::PathBuf;
 
 use std::sync::Mutex;
 use weiqi_rules::{Policy, Preset};
-use weiqi_selfplay::{Config, PlayPolicy, run};
+use weiqi_selfplay::{Config, Objects, PlayPolicy, run};
 use weiqi_trainer::arena::{RandomPlayer, arena};
 
 use weiqi_selfplay::{SearchConfig, read_shard, run_search};
 use weiqi_trainer::net::{Net, NetPlayer};
 use weiqi_trainer::train::{TrainConfig, evaluate, train};
+
+fn text(p: &std::path::Path) -> String {
+    p.to_str().expect("a UTF-8 path").to_string()
+}
+
+/// The bucket `.ci/run` creates in its S3-compatible server (`AWS_*` point at it), or
+/// `None` where there is none (a failure under `WEIQI_REQUIRE_S3=1`).
+fn s3_bucket() -> Option<String> {
+    let bucket = std::env::var("WEIQI_TEST_S3_BUCKET").ok();
+    assert!(
+        bucket.is_some() || std::env::var_os("WEIQI_REQUIRE_S3").is_none(),
+        "WEIQI_REQUIRE_S3 is set but WEIQI_TEST_S3_BUCKET is not"
+    );
+    bucket
+}
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("weiqi-trainer-{}-{name}", std::process::id()));
@@ -46,12 +61,17 @@ fn trains_saves_loads_and_plays() {
             partition: weiqi_selfplay::Partition { workers: 2, worker },
             ..cfg.clone()
         };
-        let m = run(&part, &data.join(format!("worker={worker}")), false).unwrap();
+        let m = run(
+            &part,
+            &Objects::dir(&data.join(format!("worker={worker}"))).unwrap(),
+            false,
+        )
+        .unwrap();
         assert_eq!(m.games, 100);
     }
     let model = dir.join("model.safetensors");
     let tc = TrainConfig {
-        data: vec![data.clone()],
+        data: vec![text(&data)],
         out: model.clone(),
         init: None,
         blocks: 1,
@@ -81,9 +101,26 @@ fn trains_saves_loads_and_plays() {
     assert_eq!(header["stem.weight"]["shape"], serde_json::json!([8, 17, 3, 3]));
 
     // Reloading gives the same evaluation.
-    let a = evaluate(&model, std::slice::from_ref(&data), 64).unwrap();
-    let b = evaluate(&model, std::slice::from_ref(&data), 64).unwrap();
+    let a = evaluate(&model, &[text(&data)], 64).unwrap();
+    let b = evaluate(&model, &[text(&data)], 64).unwrap();
     assert_eq!(a, b);
+    // The same workers' output in an S3-compatible store (CI's moto server) reads the same.
+    if let Some(bucket) = s3_bucket() {
+        let root = format!("s3://{bucket}/trainer-{}/gen=0/selfplay", std::process::id());
+        for worker in 0..2 {
+            let part = Config {
+                partition: weiqi_selfplay::Partition { workers: 2, worker },
+                ..cfg.clone()
+            };
+            run(
+                &part,
+                &Objects::open(&format!("{root}/worker={worker}")).unwrap(),
+                false,
+            )
+            .unwrap();
+        }
+        assert_eq!(evaluate(&model, &[root], 64).unwrap(), a);
+    }
 
     // The network player plays whole games of legal moves.
     let mut net = NetPlayer::load(&model, 8).unwrap();
@@ -119,7 +156,7 @@ fn trains_saves_loads_and_plays() {
         Mutex::new(Net::load(&model).unwrap()),
         Mutex::new(Net::load(&model).unwrap()),
     ];
-    let m = run_search(&cfg1, &gen1, false, &nets).unwrap();
+    let m = run_search(&cfg1, &Objects::dir(&gen1).unwrap(), false, &nets).unwrap();
     assert_eq!(m.games, 8);
     let sh = read_shard(&gen1.join(&m.shards[0].file)).unwrap();
     let spread = (0..sh.len())
@@ -130,7 +167,7 @@ fn trains_saves_loads_and_plays() {
         assert!((sh.policy.row(i).sum() - 1.0).abs() < 1e-4);
     }
     let tc2 = TrainConfig {
-        data: vec![gen1],
+        data: vec![text(&gen1)],
         out: dir.join("gen2.safetensors"),
         init: Some(model.clone()),
         steps: 20,
