@@ -6,6 +6,7 @@ mod gtp;
 mod matchup;
 mod referee;
 mod replay;
+mod trainloop;
 
 use std::process::ExitCode;
 
@@ -194,6 +195,9 @@ enum Command {
     },
     /// Trains the policy/value network on self-play data (cargo feature `tch`).
     Train(TrainArgs),
+    /// The training loop: self-play, train, gate, Elo anchors, generation after generation,
+    /// resumable, with SVG plots in DIR/report (cargo feature `tch`).
+    Loop(trainloop::LoopArgs),
     /// Pits two players against each other: uniform, light, or net:PATH (feature `tch`).
     Arena {
         a: String,
@@ -241,7 +245,7 @@ const MALLOC_TUNABLES: &str = "glibc.malloc.mmap_threshold=268435456:glibc.mallo
 
 /// Whether these arguments run a network (training, or a `net:` player).
 fn runs_network(args: &[String]) -> bool {
-    matches!(args.get(1).map(String::as_str), Some("train"))
+    (matches!(args.get(1).map(String::as_str), Some("train" | "loop")) && !args.iter().any(|a| a == "--report-only"))
         || (matches!(args.get(1).map(String::as_str), Some("selfplay" | "arena"))
             && args.iter().any(|a| a.contains("net:")))
 }
@@ -292,6 +296,7 @@ fn main() -> ExitCode {
         Command::Bot(args) => bot::run(args),
         Command::Match(args) => matchup::run(args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => train(args),
+        Command::Loop(args) => trainloop::run(args),
         Command::Arena {
             a,
             b,

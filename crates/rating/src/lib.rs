@@ -7,11 +7,13 @@
 //! - `continuous` — how a server that rates every game at once uses it: each game is its
 //!   own rating period, and a rating's deviation grows with the time since the player's
 //!   last rated game (Lichess's way);
-//! - `rank` — kyu and dan from a rating (OGS's published formula).
+//! - `rank` — kyu and dan from a rating (OGS's published formula);
+//! - `elo` — Elo ratings fitted to a table of match results (Bradley-Terry), for engines.
 //!
 //! Pure: no IO, no clock (times are passed in), no randomness.
 
 pub mod continuous;
+pub mod elo;
 pub mod glicko2;
 pub mod rank;
 

@@ -25,7 +25,7 @@ impl Player for RandomPlayer {
 }
 
 /// Result of an arena run, from player A's side.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ArenaResult {
     pub a: String,
     pub b: String,

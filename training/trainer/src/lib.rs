@@ -4,15 +4,31 @@
 //! a residual policy/value/ownership network ([`net`]), training on `.npz` shards with
 //! masked policy cross-entropy, value MSE and ownership loss ([`train`]), checkpoints as
 //! safetensors (PyTorch-loadable) with the architecture beside them in JSON, and a
-//! network player with a small batched search. Without the feature, [`arena`] still pits
-//! the search-free policies against each other.
+//! network player with a small batched search, and the generation loop researchers run
+//! (`pipeline`: self-play, train, gate, Elo anchors, resumable). Without the feature,
+//! [`arena`] still pits the search-free policies against each other, and [`generations`]
+//! and [`report`] read a loop's record and plot it.
 
 pub mod arena;
+pub mod generations;
 #[cfg(feature = "tch")]
 pub mod net;
+#[cfg(feature = "tch")]
+pub mod pipeline;
 pub mod publish;
+pub mod report;
 #[cfg(feature = "tch")]
 pub mod train;
+
+/// Losses at one logging point.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Losses {
+    pub step: usize,
+    pub policy: f64,
+    pub value: f64,
+    pub ownership: f64,
+    pub seconds: f64,
+}
 
 /// Trainer failures.
 #[derive(Debug, thiserror::Error)]

@@ -32,15 +32,7 @@ pub struct TrainConfig {
     pub max_seconds: f64,
 }
 
-/// Losses at one logging point.
-#[derive(Debug, Clone, Copy, serde::Serialize)]
-pub struct Losses {
-    pub step: usize,
-    pub policy: f64,
-    pub value: f64,
-    pub ownership: f64,
-    pub seconds: f64,
-}
+pub use crate::Losses;
 
 /// The shards of every run directory under each of `dirs` (a worker's output, or the root
 /// of several workers'), each checked as `weiqi data index` checks it.

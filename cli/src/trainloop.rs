@@ -1,0 +1,151 @@
+//! `weiqi loop`: the training loop researchers run (`weiqi_trainer::pipeline`), and its
+//! report redrawn from the record alone (`--report-only`, no libtorch needed).
+
+use std::process::ExitCode;
+
+use weiqi_trainer::generations::{LoopConfig, LoopState};
+
+#[derive(clap::Args)]
+pub struct LoopArgs {
+    /// The run's folder: gen=<n>/selfplay, gen=<n>/model.safetensors, loop.json, report/.
+    /// A run goes on from where it stopped.
+    #[arg(long)]
+    dir: std::path::PathBuf,
+    #[arg(long, default_value_t = 9)]
+    size: u8,
+    #[arg(long, default_value_t = 7.5)]
+    komi: f64,
+    #[arg(long, default_value = "chinese")]
+    rules: String,
+    /// Stop once this many generations are done (generation 0 included); raise it to go on.
+    #[arg(long, default_value_t = 10)]
+    generations: u32,
+    /// Self-play games per generation.
+    #[arg(long, default_value_t = 200)]
+    games: u64,
+    /// PUCT visits per self-play move.
+    #[arg(long, default_value_t = 32)]
+    visits: u32,
+    /// Train on the last W generations' data.
+    #[arg(long, default_value_t = 4)]
+    window: u32,
+    #[arg(long, default_value_t = 500)]
+    steps: usize,
+    #[arg(long, default_value_t = 64)]
+    batch: usize,
+    #[arg(long, default_value_t = 1e-3)]
+    lr: f64,
+    #[arg(long, default_value_t = 3)]
+    blocks: i64,
+    #[arg(long, default_value_t = 32)]
+    channels: i64,
+    /// Gate games, candidate against the best, colours alternating.
+    #[arg(long, default_value_t = 100)]
+    gate_games: u32,
+    #[arg(long, default_value_t = 32)]
+    gate_visits: u32,
+    /// Promote at this score rate or more.
+    #[arg(long, default_value_t = 0.55)]
+    promote_at: f64,
+    /// Games of each generation's network against each fixed player (uniform, light).
+    #[arg(long, default_value_t = 20)]
+    anchor_games: u32,
+    /// Threads (self-play lanes, libtorch's threads).
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Redraw report/ from loop.json and print the record; run nothing.
+    #[arg(long)]
+    report_only: bool,
+    /// Print the record as JSON at the end.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: LoopArgs) -> anyhow::Result<ExitCode> {
+    let config = LoopConfig {
+        size: args.size,
+        komi: args.komi,
+        rules: args.rules,
+        generations: args.generations,
+        games: args.games,
+        visits: args.visits,
+        window: args.window,
+        steps: args.steps,
+        batch: args.batch,
+        lr: args.lr,
+        blocks: args.blocks,
+        channels: args.channels,
+        gate_games: args.gate_games,
+        gate_visits: args.gate_visits,
+        promote_at: args.promote_at,
+        anchor_games: args.anchor_games,
+        threads: args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        seed: args.seed,
+    };
+    let state = if args.report_only {
+        let path = args.dir.join(LoopState::FILE);
+        let text = std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let state: LoopState = serde_json::from_str(&text)?;
+        weiqi_trainer::report::write(&state, &args.dir)?;
+        state
+    } else {
+        run_loop(&args.dir, &config, !args.json)?
+    };
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({ "best": state.best, "generations": state.generations, "elo": state.elo() })
+        );
+    } else {
+        summary(&state);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(feature = "tch")]
+fn run_loop(dir: &std::path::Path, config: &LoopConfig, progress: bool) -> anyhow::Result<LoopState> {
+    Ok(weiqi_trainer::pipeline::run(dir, config, progress)?)
+}
+
+#[cfg(not(feature = "tch"))]
+fn run_loop(_dir: &std::path::Path, _config: &LoopConfig, _progress: bool) -> anyhow::Result<LoopState> {
+    anyhow::bail!(
+        "this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see README); --report-only works without it"
+    )
+}
+
+/// One line per generation, then the Elo table.
+fn summary(state: &LoopState) {
+    for g in &state.generations {
+        let gate = g.gate.as_ref().map_or("no gate (first network)".to_string(), |r| {
+            format!(
+                "gate {:.1}% [{:.1}, {:.1}] of {} vs {}",
+                100.0 * r.a_rate,
+                100.0 * r.ci95.0,
+                100.0 * r.ci95.1,
+                r.games,
+                r.b
+            )
+        });
+        let loss = g
+            .training
+            .as_ref()
+            .and_then(|t| t.losses.last())
+            .map_or(String::new(), |l| {
+                format!("policy {:.3} value {:.3}, ", l.policy, l.value)
+            });
+        println!(
+            "gen={}: {}{gate}{}",
+            g.number,
+            loss,
+            if g.promoted == Some(true) { ", promoted" } else { "" }
+        );
+    }
+    for e in state.elo() {
+        println!("{:>10} {:>7.0} Elo", e.player, e.elo);
+    }
+}
