@@ -448,9 +448,11 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
         };
         let log = weiqi_trainer::train::train(&cfg)?;
         let written = if remote {
-            let names = weiqi_trainer::publish::publish(&out, &args.out);
+            // On failure the trained checkpoint stays in the scratch folder, named.
+            let names = weiqi_trainer::publish::publish(&out, &args.out)
+                .map_err(|e| anyhow::anyhow!("{e} (the checkpoint is kept in {})", scratch.display()))?;
             let _ = std::fs::remove_dir_all(&scratch);
-            names?
+            names
         } else {
             vec![out.display().to_string(), csv.display().to_string()]
         };
@@ -575,6 +577,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()?;
+    let played = weiqi_selfplay::pending(&config, out)?.len();
     let cpu0 = cpu_time::ProcessTime::now();
     let t0 = std::time::Instant::now();
     let manifest = match net {
@@ -584,6 +587,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
     let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu0.elapsed().as_secs_f64());
     let summary = serde_json::json!({
         "games": manifest.games, "positions": manifest.positions, "shards": manifest.shards.len(),
+        "played_shards": played,
         "threads": pool.current_num_threads(), "wall_s": wall, "cpu_s": cpu,
         "games_per_s": manifest.games as f64 / wall, "positions_per_s": manifest.positions as f64 / wall,
         "positions_per_cpu_s": manifest.positions as f64 / cpu,

@@ -50,7 +50,8 @@ pub struct LoopArgs {
     /// Games of each generation's network against each fixed player (uniform, light).
     #[arg(long, default_value_t = 20)]
     anchor_games: u32,
-    /// Threads (self-play lanes, libtorch's threads).
+    /// Threads (self-play lanes, libtorch's threads; default: all cores). A run goes on
+    /// only with the threads it started with (self-play's games depend on the lanes).
     #[arg(long)]
     threads: Option<usize>,
     #[arg(long, default_value_t = 1)]

@@ -116,11 +116,18 @@ fn workers_write_create_only_to_s3_and_the_index_reads_it_back() {
     assert_eq!(ix["positions"], lx["positions"]);
     assert_eq!(ix["dirs"][1]["dir"].as_str(), Some(format!("{root}/worker=1").as_str()));
 
-    // A worker started again finds its shards done and writes nothing new.
+    // A worker started again finds its shards done and plays none of them again.
     let (code, out, err) = selfplay(&format!("{root}/worker=0"), 2, 0, "5");
     assert_eq!(code, 0, "{err}");
     let again: Value = serde_json::from_str(out.trim()).unwrap();
-    assert_eq!((again["games"].as_u64(), again["shards"].as_u64()), (Some(6), Some(2)));
+    assert_eq!(
+        (
+            again["games"].as_u64(),
+            again["shards"].as_u64(),
+            again["played_shards"].as_u64()
+        ),
+        (Some(6), Some(2), Some(0))
+    );
 
     // Another run's settings under a worker's prefix are refused, naming its manifest.
     let (code, _, err) = selfplay(&format!("{root}/worker=0"), 2, 0, "6");

@@ -39,8 +39,8 @@ pub use play::{
 };
 pub use search::{Eval, Evaluator, Leaf, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search};
 pub use shard::{
-    Manifest, Partition, Results, Shard, ShardInfo, read_shard, run, run_search, run_with, shard_bytes, shard_file,
-    shard_from_bytes,
+    Manifest, Partition, Results, Shard, ShardInfo, pending, read_shard, run, run_search, run_with, shard_bytes,
+    shard_file, shard_from_bytes,
 };
 #[cfg(feature = "tch")]
 pub use tensors::TensorBatch;

@@ -204,7 +204,17 @@ impl Objects {
 /// A directory as an object store: `LocalFileSystem` addressed from `/`, the directory as
 /// the root key (relative paths are taken from the current directory).
 fn local(dir: &std::path::Path) -> Result<(Arc<dyn ObjectStore>, Key), String> {
-    let abs = std::path::absolute(dir).map_err(|e| e.to_string())?;
+    // `..` and `.` resolved by the path's text (an object key has no such parts).
+    let mut abs = std::path::PathBuf::new();
+    for part in std::path::absolute(dir).map_err(|e| e.to_string())?.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                abs.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => abs.push(other),
+        }
+    }
     let root = Key::from_absolute_path(&abs).map_err(|e| e.to_string())?;
     Ok((Arc::new(object_store::local::LocalFileSystem::new()), root))
 }
@@ -240,6 +250,16 @@ mod tests {
         assert_eq!(sub.name("x.npz"), format!("{}/a/x.npz", dir.display()));
         let url = Objects::open(&format!("file://{}", dir.display())).unwrap();
         assert_eq!(url.get("a/x.npz").unwrap(), Some(b"one".to_vec()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn relative_paths_with_dots_name_the_same_folder() {
+        let dir = scratch("dots");
+        std::fs::create_dir_all(dir.join("a")).unwrap();
+        let o = Objects::dir(&dir.join("a/../b/./c")).unwrap();
+        o.put_new("x", b"1".to_vec()).unwrap();
+        assert_eq!(std::fs::read(dir.join("b/c/x")).unwrap(), b"1");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -119,6 +119,10 @@ pub struct Manifest {
     pub positions: u64,
     #[serde(flatten)]
     pub results: Results,
+    /// With a search, the number of evaluator lanes: the games depend on it, so a worker
+    /// goes on only with the same number (`--threads`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lanes: Option<usize>,
     pub shards: Vec<ShardInfo>,
 }
 
@@ -334,7 +338,7 @@ pub fn run_with(
     progress: bool,
     play: &(dyn Fn(u64) -> GameData + Sync),
 ) -> Result<Manifest, Error> {
-    run_shards(config, out, progress, &|range, tick| {
+    run_shards(config, out, progress, None, &|range, tick| {
         range
             .into_par_iter()
             .map(|i| {
@@ -363,7 +367,7 @@ pub fn run_search<E: Evaluator + Send>(
         return Err(Error::Invalid("run_search needs at least one evaluator".into()));
     }
     let rules = rules_of(config)?;
-    run_shards(config, out, progress, &|range, tick| {
+    run_shards(config, out, progress, Some(evaluators.len()), &|range, tick| {
         let ids: Vec<u64> = range.map(|i| game_id(config.seed, i)).collect();
         let lane = ids.len().div_ceil(evaluators.len()).max(1);
         let parts: Vec<Vec<GameData>> = ids
@@ -398,7 +402,13 @@ fn rules_of(config: &Config) -> Result<weiqi_rules::Rules, Error> {
 /// Plays the games of one shard (a range of indices), calling `tick` as each ends.
 type ShardProducer<'a> = dyn Fn(std::ops::Range<u64>, &(dyn Fn() + Sync)) -> Vec<GameData> + Sync + 'a;
 
-fn run_shards(config: &Config, out: &Objects, progress: bool, produce: &ShardProducer<'_>) -> Result<Manifest, Error> {
+fn run_shards(
+    config: &Config,
+    out: &Objects,
+    progress: bool,
+    lanes: Option<usize>,
+    produce: &ShardProducer<'_>,
+) -> Result<Manifest, Error> {
     if !(weiqi_rules::MIN_SIZE..=weiqi_rules::MAX_SIZE).contains(&config.size) {
         return Err(Error::Invalid(format!("board size {} is not in 2..=25", config.size)));
     }
@@ -429,7 +439,7 @@ fn run_shards(config: &Config, out: &Objects, progress: bool, produce: &ShardPro
     }
     // A worker started again in its directory goes on from its manifest: the shards it
     // lists are done (each rewritten as it completes), the others are played.
-    let mut manifest = match resume(config, out)? {
+    let mut manifest = match resume(config, lanes, out)? {
         Some(m) => m,
         None => Manifest {
             schema_version: SCHEMA_VERSION,
@@ -440,14 +450,12 @@ fn run_shards(config: &Config, out: &Objects, progress: bool, produce: &ShardPro
             games: 0,
             positions: 0,
             results: Results::default(),
+            lanes,
             shards: Vec::new(),
         },
     };
-    let shards = config.games.div_ceil(config.games_per_shard);
     let games_of = |k: u64| (k * config.games_per_shard)..((k + 1) * config.games_per_shard).min(config.games);
-    let todo: Vec<u64> = (0..shards)
-        .filter(|&k| part.owns(k) && !manifest.shards.iter().any(|s| s.file == shard_file(k)))
-        .collect();
+    let todo = todo(config, &manifest.shards);
     bar.set_length(todo.iter().map(|&k| games_of(k).end - games_of(k).start).sum());
     // Generate shard k+1 on the rayon pool while a writer thread writes shard k.
     let (tx, rx) = std::sync::mpsc::sync_channel::<(u64, Vec<GameData>)>(1);
@@ -501,6 +509,25 @@ fn run_shards(config: &Config, out: &Objects, progress: bool, produce: &ShardPro
     Ok(manifest)
 }
 
+/// This worker's shards of the run that `done` does not list, in order.
+fn todo(config: &Config, done: &[ShardInfo]) -> Vec<u64> {
+    (0..config.games.div_ceil(config.games_per_shard.max(1)))
+        .filter(|&k| config.partition.owns(k) && !done.iter().any(|s| s.file == shard_file(k)))
+        .collect()
+}
+
+/// The shards a run of `config` into `out` would play now: this worker's share less what
+/// the manifest there lists (the run itself checks that the manifest is this run's).
+pub fn pending(config: &Config, out: &Objects) -> Result<Vec<u64>, Error> {
+    let done = match out.get("manifest.json")? {
+        Some(bytes) => serde_json::from_slice::<Manifest>(&bytes)
+            .map(|m| m.shards)
+            .unwrap_or_default(),
+        None => Vec::new(),
+    };
+    Ok(todo(config, &done))
+}
+
 impl Manifest {
     /// Counts a written shard in.
     fn add(&mut self, s: ShardInfo) {
@@ -524,7 +551,7 @@ pub fn variant_file(k: u64) -> String {
 
 /// The manifest a run left in `out`, to go on from: `None` when there is none; an error
 /// when it is another run's (other settings) or a listed shard is missing or changed.
-fn resume(config: &Config, out: &Objects) -> Result<Option<Manifest>, Error> {
+fn resume(config: &Config, lanes: Option<usize>, out: &Objects) -> Result<Option<Manifest>, Error> {
     let name = out.name("manifest.json");
     let Some(bytes) = out.get("manifest.json")? else {
         return Ok(None);
@@ -535,6 +562,13 @@ fn resume(config: &Config, out: &Objects) -> Result<Option<Manifest>, Error> {
         return Err(Error::Invalid(format!(
             "{name} is from another run (schema {}, other settings): use another directory or prefix",
             m.schema_version
+        )));
+    }
+    if m.lanes != lanes {
+        return Err(Error::Invalid(format!(
+            "{name}: this run's games were played with {} search lanes, not {}: go on with --threads {0}",
+            m.lanes.unwrap_or(0),
+            lanes.unwrap_or(0)
         )));
     }
     let sizes: std::collections::HashMap<String, u64> = out.list()?.into_iter().collect();

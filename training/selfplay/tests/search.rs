@@ -295,6 +295,12 @@ fn run_search_writes_shards() {
             std::fs::read(again.join(&s.file)).unwrap()
         );
     }
+    // The games depend on the number of lanes: a worker goes on only with the same number.
+    let one = vec![Mutex::new(BlackDespairs { area: 25 })];
+    let err = run_search(&cfg, &Objects::dir(&again).unwrap(), false, &one)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("2 search lanes, not 1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&again);
 }

@@ -195,9 +195,20 @@ impl LoopState {
             ..state.config.clone()
         };
         if same != *config {
+            // Name the settings that differ (a machine with other cores: --threads).
+            let (was, now) = (serde_json::to_value(&same)?, serde_json::to_value(config)?);
+            let differ: Vec<String> = was
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(k, v)| now.get(k.as_str()) != Some(v))
+                .map(|(k, v)| format!("{k} was {v}"))
+                .collect();
             return Err(Error::Invalid(format!(
-                "{} is a loop with other settings: use another directory (only --generations may change)",
-                path.display()
+                "{} is a loop with other settings ({}): give the same ones, or use another directory \
+                 (only --generations may change)",
+                path.display(),
+                differ.join(", ")
             )));
         }
         state.config.generations = config.generations;
@@ -351,7 +362,7 @@ pub(crate) mod tests {
         let mut other = config();
         other.games = 9;
         let err = LoopState::open(&dir, &other).unwrap_err().to_string();
-        assert!(err.contains("loop.json"), "{err}");
+        assert!(err.contains("loop.json") && err.contains("games was 8"), "{err}");
         let mut more = config();
         more.generations = 10;
         assert_eq!(LoopState::open(&dir, &more).unwrap().config.generations, 10);

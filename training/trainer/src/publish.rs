@@ -9,8 +9,10 @@ use crate::Error;
 
 /// Copies the checkpoint `model` (`X.safetensors`, its shape in `X.json`, and its training
 /// curve `X.csv` when there is one) to `to`, a `.safetensors` name in a directory,
-/// `file://` or `s3://` prefix, create-only: a generation's model is written once, and an
-/// identical copy already there is kept. Returns the names written.
+/// `file://` or `s3://` prefix. The weights go last and create-only, so their presence
+/// means the checkpoint is complete and a generation's model is written once (the same
+/// bytes again are accepted, so a retried publish succeeds); the shape is create-only too,
+/// the curve (wall-clock times in it) is replaced. Returns the names written.
 pub fn publish(model: &Path, to: &str) -> Result<Vec<String>, Error> {
     let Some(stem) = to.strip_suffix(".safetensors") else {
         return Err(Error::Invalid(format!(
@@ -19,16 +21,22 @@ pub fn publish(model: &Path, to: &str) -> Result<Vec<String>, Error> {
     };
     let (dir, name) = stem.rsplit_once('/').unwrap_or((".", stem));
     let store = Objects::open(dir)?;
-    let mut written = Vec::new();
-    for ext in ["safetensors", "json", "csv"] {
+    let read = |ext: &str| {
         let local = model.with_extension(ext);
-        if ext == "csv" && !local.exists() {
-            continue;
-        }
-        let key = format!("{name}.{ext}");
-        store.put_new(&key, std::fs::read(&local)?)?;
-        written.push(store.name(&key));
+        std::fs::read(&local).map_err(|e| Error::Invalid(format!("{}: {e}", local.display())))
+    };
+    let mut written = Vec::new();
+    let json = format!("{name}.json");
+    store.put_new(&json, read("json")?)?;
+    written.push(store.name(&json));
+    if model.with_extension("csv").exists() {
+        let csv = format!("{name}.csv");
+        store.put(&csv, read("csv")?)?;
+        written.push(store.name(&csv));
     }
+    let weights = format!("{name}.safetensors");
+    store.put_new(&weights, read("safetensors")?)?;
+    written.push(store.name(&weights));
     Ok(written)
 }
 
@@ -51,6 +59,12 @@ mod tests {
         assert_eq!(std::fs::read(dir.join("gen=1/model.json")).unwrap(), b"{}");
         // The same bytes again are fine; other bytes under the name are refused.
         publish(&model, &to).unwrap();
+        std::fs::write(model.with_extension("csv"), b"step,seconds").unwrap();
+        assert_eq!(
+            publish(&model, &to).unwrap().len(),
+            3,
+            "the curve is published when there is one"
+        );
         std::fs::write(&model, b"other weights").unwrap();
         let err = publish(&model, &to).unwrap_err().to_string();
         assert!(

@@ -37,7 +37,9 @@ pub fn write(state: &LoopState, run: &Path) -> Result<Vec<PathBuf>, Error> {
 
 /// Range of `xs` with a margin, never empty.
 fn span(xs: impl Iterator<Item = f64>, floor: Option<f64>) -> std::ops::Range<f64> {
-    let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
+    let (lo, hi) = xs
+        .filter(|x| x.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| (lo.min(x), hi.max(x)));
     let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
     let pad = ((hi - lo) * 0.08).max(1e-3);
     let lo = floor.map_or(lo - pad, |f| (lo - pad).max(f));

@@ -115,6 +115,13 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
             so += ol.double_value(&[]);
             k += 1;
             step += 1;
+            if !(sp + sv + so).is_finite() {
+                // A diverged run writes no checkpoint, and no record can hold its losses.
+                return Err(Error::Invalid(format!(
+                    "training diverged at step {step} (a loss is not finite): lower the learning rate ({})",
+                    cfg.lr
+                )));
+            }
             if step % cfg.log_every == 0 {
                 let row = Losses {
                     step,
