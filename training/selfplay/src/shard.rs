@@ -564,7 +564,8 @@ fn resume(config: &Config, lanes: Option<usize>, out: &Objects) -> Result<Option
             m.schema_version
         )));
     }
-    if m.lanes != lanes {
+    // (A manifest from before lanes were recorded says nothing about them.)
+    if m.lanes.is_some() && m.lanes != lanes {
         return Err(Error::Invalid(format!(
             "{name}: this run's games were played with {} search lanes, not {}: go on with --threads {0}",
             m.lanes.unwrap_or(0),
