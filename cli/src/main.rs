@@ -198,7 +198,8 @@ enum Command {
     /// The training loop: self-play, train, gate, Elo anchors, generation after generation,
     /// resumable, with SVG plots in DIR/report (cargo feature `tch`).
     Loop(trainloop::LoopArgs),
-    /// Pits two players against each other: uniform, light, or net:PATH (feature `tch`).
+    /// Pits two players against each other: uniform, light, net:PATH (feature `tch`), or
+    /// gtp:COMMAND (any GTP engine, e.g. "gtp:gnugo --mode gtp --level 1").
     Arena {
         a: String,
         b: String,
@@ -380,7 +381,11 @@ fn player(spec: &str, visits: u32) -> anyhow::Result<Box<dyn weiqi_trainer::aren
             )?))
         }
         s if s.starts_with("net:") => anyhow::bail!("net players need the `tch` feature (cargo build --features tch)"),
-        other => anyhow::bail!("unknown player {other:?} (uniform, light, net:PATH)"),
+        s if s.starts_with("gtp:") => Ok(Box::new(weiqi_trainer::gtp_player::GtpPlayer::spawn(
+            &s[4..],
+            std::time::Duration::from_secs(60),
+        )?)),
+        other => anyhow::bail!("unknown player {other:?} (uniform, light, net:PATH, gtp:COMMAND)"),
     }
 }
 
@@ -399,6 +404,9 @@ fn arena(
     let (mut pa, mut pb) = (player(a, visits)?, player(b, visits)?);
     let rules = Preset::Chinese.rules().with_komi(komi);
     let r = weiqi_trainer::arena::arena(pa.as_mut(), pb.as_mut(), games, size, rules, seed, opening);
+    if let Some(why) = pa.failure().or_else(|| pb.failure()) {
+        anyhow::bail!("{why} (no result: a player stopped playing)");
+    }
     if json {
         println!("{}", serde_json::to_string(&r)?);
     } else {

@@ -50,6 +50,9 @@ pub struct LoopArgs {
     /// Games of each generation's network against each fixed player (uniform, light).
     #[arg(long, default_value_t = 20)]
     anchor_games: u32,
+    /// A GTP engine among the fixed players (repeatable), e.g. --gtp-anchor "gnugo --mode gtp --level 1".
+    #[arg(long)]
+    gtp_anchor: Vec<String>,
     /// Threads (self-play lanes, libtorch's threads; default: all cores). A run goes on
     /// only with the threads it started with (self-play's games depend on the lanes).
     #[arg(long)]
@@ -82,6 +85,7 @@ pub fn run(args: LoopArgs) -> anyhow::Result<ExitCode> {
         gate_visits: args.gate_visits,
         promote_at: args.promote_at,
         anchor_games: args.anchor_games,
+        gtp_anchors: args.gtp_anchor,
         threads: args
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),

@@ -193,3 +193,22 @@ async fn gnu_go_bots_play_on_the_service_through_engine_kills_and_a_server_resta
         );
     }
 }
+
+/// `weiqi arena` with a GTP engine as a player (the Elo anchors of `weiqi loop`): GNU Go
+/// at level 0 against uniform random play, colours alternating, every game played out.
+#[test]
+fn arena_takes_a_gtp_engine_as_a_player() {
+    let Some(gnugo) = gnugo() else { return };
+    let engine = format!("gtp:{gnugo} --mode gtp --level 0");
+    let (code, out, err) = support::weiqi(&[
+        "arena", &engine, "uniform", "--games", "4", "--size", "7", "--komi", "0.5", "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!((r["a"].as_str(), r["games"].as_u64()), (Some(engine.as_str()), Some(4)));
+    assert!(r["a_wins"].as_u64().unwrap() >= 3, "{r}");
+    // An engine that is not there is an error naming it, not a result.
+    let (code, _, err) = support::weiqi(&["arena", "gtp:/nonexistent/engine", "uniform", "--games", "2"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("/nonexistent/engine"), "{err}");
+}

@@ -10,6 +10,11 @@ pub trait Player {
     /// [`weiqi_selfplay::cells`]), the current one last.
     fn choose(&mut self, state: &State, history: &[Vec<u8>], rng: &mut SmallRng) -> Move;
     fn name(&self) -> String;
+    /// Why the player stopped choosing real moves (an external engine that failed): its
+    /// games' results are then not a measurement.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A search-free random policy.

@@ -46,6 +46,10 @@ pub struct LoopConfig {
     pub promote_at: f64,
     /// Games of each generation's network against each fixed player (Elo anchors).
     pub anchor_games: u32,
+    /// GTP engines among the fixed players (command lines such as `gnugo --mode gtp
+    /// --level 1`), after uniform and light random play.
+    #[serde(default)]
+    pub gtp_anchors: Vec<String>,
     pub threads: usize,
     pub seed: u64,
 }
@@ -244,6 +248,7 @@ impl LoopState {
     /// games recorded (gates and anchor games), with the first fixed player at 0.
     pub fn elo(&self) -> Vec<EloEntry> {
         let mut names: Vec<String> = ANCHORS.iter().map(|s| s.to_string()).collect();
+        names.extend(self.config.gtp_anchors.iter().map(|c| format!("gtp:{c}")));
         names.extend(self.generations.iter().map(|g| model_name(g.number)));
         let index = |name: &str| names.iter().position(|n| n == name);
         let mut table = Vec::new();
@@ -309,6 +314,7 @@ pub(crate) mod tests {
             gate_visits: 4,
             promote_at: 0.55,
             anchor_games: 2,
+            gtp_anchors: vec![],
             threads: 1,
             seed: 1,
         }

@@ -11,6 +11,7 @@
 
 pub mod arena;
 pub mod generations;
+pub mod gtp_player;
 #[cfg(feature = "tch")]
 pub mod net;
 #[cfg(feature = "tch")]

@@ -8,7 +8,8 @@
 //!   visit counts as targets), trains a candidate from the best's weights on the last
 //!   `window` generations' data, and promotes it when it scores `promote_at` or more
 //!   against the best over `gate_games` games (colours alternating, `gate_visits` each).
-//! - Every generation's network plays `anchor_games` against each fixed player.
+//! - Every generation's network plays `anchor_games` against each fixed player: uniform
+//!   and light random play, and any GTP engines given (`gtp_anchors`, e.g. GNU Go levels).
 //!
 //! Every step writes its output before its entry in `loop.json` (see
 //! [`crate::generations`]), so a loop killed at any point goes on from the step it was in;
@@ -26,6 +27,7 @@ use crate::arena::{ArenaResult, Player, RandomPlayer, arena, wilson};
 use crate::generations::{
     ANCHORS, LoopConfig, LoopState, SelfplayRecord, Step, TrainingRecord, gen_dir, model_name, model_path,
 };
+use crate::gtp_player::GtpPlayer;
 use crate::net::{Net, NetPlayer};
 use crate::train::{TrainConfig, train};
 
@@ -220,6 +222,23 @@ fn anchors(
             seed(config, number, 4 + k as u64),
             progress,
         );
+        out.push(r);
+    }
+    for (k, command) in config.gtp_anchors.iter().enumerate() {
+        let mut engine = GtpPlayer::spawn(command, std::time::Duration::from_secs(120))?;
+        let mut net = net_player(run, config, number)?;
+        let r = games(
+            &mut net,
+            &mut engine,
+            config,
+            config.anchor_games,
+            rules,
+            seed(config, number, 16 + k as u64),
+            progress,
+        );
+        if let Some(why) = engine.failure() {
+            return Err(Error::Invalid(why));
+        }
         out.push(r);
     }
     Ok(out)

@@ -158,7 +158,12 @@ fn elo(state: &LoopState, path: &Path) -> Result<(), Error> {
         .filter(|g| g.anchors.is_some() || g.gate.is_some())
         .filter_map(|g| Some((g.number as f64, of(&model_name(g.number))?)))
         .collect();
-    let anchors: Vec<(&str, f64)> = ANCHORS.iter().filter_map(|a| Some((*a, of(a)?))).collect();
+    let fixed: Vec<String> = ANCHORS
+        .iter()
+        .map(|a| a.to_string())
+        .chain(state.config.gtp_anchors.iter().map(|c| format!("gtp:{c}")))
+        .collect();
+    let anchors: Vec<(String, f64)> = fixed.into_iter().filter_map(|a| Some((a.clone(), of(&a)?))).collect();
     let last = state.generations.last().map_or(1.0, |g| g.number as f64);
     let ys = span(curve.iter().map(|p| p.1).chain(anchors.iter().map(|a| a.1)), None);
     let root = SVGBackend::new(path, SIZE).into_drawing_area();
@@ -179,11 +184,18 @@ fn elo(state: &LoopState, path: &Path) -> Result<(), Error> {
         .y_desc("Elo")
         .draw()
         .map_err(plot_err)?;
-    for ((name, y), colour) in anchors.iter().zip([COLOURS[1], COLOURS[2]]) {
+    let palette = [
+        COLOURS[1],
+        COLOURS[2],
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+        RGBColor(127, 127, 127),
+    ];
+    for ((name, y), colour) in anchors.iter().zip(palette.into_iter().cycle()) {
         chart
             .draw_series(LineSeries::new([(-0.5, *y), (last + 0.5, *y)], colour.mix(0.6)))
             .map_err(plot_err)?
-            .label(*name)
+            .label(name.as_str())
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
     }
     chart

@@ -25,6 +25,7 @@ fn config(generations: u32) -> LoopConfig {
         gate_visits: 4,
         promote_at: 0.55,
         anchor_games: 2,
+        gtp_anchors: vec![],
         threads: 1,
         seed: 7,
     }
