@@ -485,13 +485,35 @@ async fn keepalive_closes_dead_connections() {
     }
 }
 
-/// The server's own deadline on calls (`limits.request_timeout_ms`): with 1 ms, calls that
-/// queue behind a thousand others (each a durable row through the group commit, over four
-/// connections) are cut off with CANCELLED or DEADLINE_EXCEEDED; with the default, the same
-/// load all succeeds. A fast disk can clear one burst inside 1 ms, so the strict server gets
-/// up to five bursts.
+/// The server's own deadline on calls (`limits.request_timeout_ms`) counts from the
+/// request's headers: a client whose request message arrives 200 ms after them (a slow
+/// phone, or a hostile client holding a stream open) is cut off with CANCELLED or
+/// DEADLINE_EXCEEDED when the limit is 1 ms, and answered with the default. Under the
+/// default, a thousand durable pings queued over four connections all succeed as well.
 #[tokio::test]
 async fn request_timeout_cuts_off_slow_calls() {
+    /// A Ping whose one message is sent 200 ms after the call's headers.
+    async fn slow_ping(srv: &Server) -> Result<pb::PingResponse, tonic::Status> {
+        let channel = Channel::from_shared(format!("http://{}", srv.addr))
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut grpc = tonic::client::Grpc::new(channel);
+        grpc.ready().await.unwrap();
+        let late = futures::stream::once(async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            pb::PingRequest {
+                payload: vec![7; 8],
+                durable: false,
+            }
+        });
+        let path = tonic::codegen::http::uri::PathAndQuery::from_static("/weiqi.v1.GameService/Ping");
+        let codec = tonic_prost::ProstCodec::<pb::PingRequest, pb::PingResponse>::default();
+        grpc.client_streaming(tonic::Request::new(late), path, codec)
+            .await
+            .map(|r| r.into_inner())
+    }
     async fn burst(srv: &Server) -> (usize, usize) {
         let mut clients = Vec::new();
         for _ in 0..4 {
@@ -516,14 +538,14 @@ async fn request_timeout_cuts_off_slow_calls() {
         (ok, cut)
     }
     let strict = Server::fresh_with("timeout-1ms", &[("WEIQI__LIMITS__REQUEST_TIMEOUT_MS", "1")]);
-    let mut cut = 0;
-    for _ in 0..5 {
-        cut = burst(&strict).await.1;
-        if cut > 0 {
-            break;
-        }
-    }
-    assert!(cut > 0, "no call was cut off at 1 ms in five bursts of 1,000");
+    let cut = slow_ping(&strict)
+        .await
+        .expect_err("a call whose message came 200 ms late was answered");
+    assert!(
+        matches!(cut.code(), Code::Cancelled | Code::DeadlineExceeded),
+        "{cut:?}"
+    );
     let relaxed = Server::fresh("timeout-default");
+    assert_eq!(slow_ping(&relaxed).await.unwrap().payload, vec![7; 8]);
     assert_eq!(burst(&relaxed).await, (1000, 0));
 }
