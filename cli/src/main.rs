@@ -85,6 +85,9 @@ struct SelfplayArgs {
     /// This worker's index, 0-based (a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`).
     #[arg(long, env = "JOB_COMPLETION_INDEX", default_value_t = 0)]
     worker: u64,
+    /// Where a net policy's network runs: cpu, cuda or cuda:N (a CUDA build of libtorch).
+    #[arg(long, default_value = "cpu")]
+    device: String,
 }
 
 #[derive(clap::Args)]
@@ -121,6 +124,9 @@ struct TrainArgs {
     /// libtorch threads.
     #[arg(long, default_value_t = 2)]
     threads: i32,
+    /// Where the network trains: cpu, cuda or cuda:N (a CUDA build of libtorch).
+    #[arg(long, default_value = "cpu")]
+    device: String,
 }
 
 #[derive(Parser)]
@@ -217,6 +223,9 @@ enum Command {
         /// PUCT simulations per move for net players.
         #[arg(long, default_value_t = 32)]
         visits: u32,
+        /// Where net players' networks run: cpu, cuda or cuda:N.
+        #[arg(long, default_value = "cpu")]
+        device: String,
         #[arg(long)]
         json: bool,
     },
@@ -307,8 +316,9 @@ fn main() -> ExitCode {
             seed,
             opening,
             visits,
+            device,
             json,
-        } => arena(&a, &b, games, size, komi, seed, opening, visits, json),
+        } => arena(&a, &b, games, size, komi, seed, opening, visits, &device, json),
         Command::Selfplay(args) => selfplay(args),
         Command::Data {
             what: DataCommand::Index { dir, json },
@@ -336,12 +346,14 @@ fn net_selfplay(
     out: &weiqi_selfplay::Objects,
     progress: bool,
     path: &str,
+    device: &str,
     pool: &rayon::ThreadPool,
 ) -> anyhow::Result<weiqi_selfplay::Manifest> {
+    let device = weiqi_trainer::device::parse(device)?;
     // One network per lane, one libtorch thread each: the lanes use the cores.
     tch::set_num_threads(1);
     let nets: Vec<std::sync::Mutex<weiqi_trainer::net::Net>> = (0..pool.current_num_threads())
-        .map(|_| weiqi_trainer::net::Net::load(std::path::Path::new(path)).map(std::sync::Mutex::new))
+        .map(|_| weiqi_trainer::net::Net::load_on(std::path::Path::new(path), device).map(std::sync::Mutex::new))
         .collect::<Result<_, _>>()?;
     if let Some(net) = nets.first() {
         let n = net.lock().map_err(|_| anyhow::anyhow!("network lock"))?.config.size;
@@ -360,13 +372,14 @@ fn net_selfplay(
     _out: &weiqi_selfplay::Objects,
     _progress: bool,
     _path: &str,
+    _device: &str,
     _pool: &rayon::ThreadPool,
 ) -> anyhow::Result<weiqi_selfplay::Manifest> {
     anyhow::bail!("net:PATH players need the `tch` feature: cargo build --release -p weiqi-cli --features tch")
 }
 
-fn player(spec: &str, visits: u32) -> anyhow::Result<Box<dyn weiqi_trainer::arena::Player>> {
-    let _ = visits; // only net players search
+fn player(spec: &str, visits: u32, device: &str) -> anyhow::Result<Box<dyn weiqi_trainer::arena::Player>> {
+    let _ = (visits, device); // only net players search, on their device
     match spec {
         "uniform" => Ok(Box::new(weiqi_trainer::arena::RandomPlayer(
             weiqi_rules::Policy::Uniform,
@@ -375,9 +388,10 @@ fn player(spec: &str, visits: u32) -> anyhow::Result<Box<dyn weiqi_trainer::aren
         #[cfg(feature = "tch")]
         s if s.starts_with("net:") => {
             tch::set_num_threads(1);
-            Ok(Box::new(weiqi_trainer::net::NetPlayer::load(
+            Ok(Box::new(weiqi_trainer::net::NetPlayer::load_on(
                 std::path::Path::new(&s[4..]),
                 visits,
+                weiqi_trainer::device::parse(device)?,
             )?))
         }
         s if s.starts_with("net:") => anyhow::bail!("net players need the `tch` feature (cargo build --features tch)"),
@@ -399,9 +413,10 @@ fn arena(
     seed: u64,
     opening: usize,
     visits: u32,
+    device: &str,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let (mut pa, mut pb) = (player(a, visits)?, player(b, visits)?);
+    let (mut pa, mut pb) = (player(a, visits, device)?, player(b, visits, device)?);
     let rules = Preset::Chinese.rules().with_komi(komi);
     let r = weiqi_trainer::arena::arena(pa.as_mut(), pb.as_mut(), games, size, rules, seed, opening);
     if let Some(why) = pa.failure().or_else(|| pb.failure()) {
@@ -453,6 +468,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             csv: csv.clone(),
             log_every: args.log_every.max(1),
             max_seconds: args.max_seconds,
+            device: weiqi_trainer::device::parse(&args.device)?,
         };
         let log = weiqi_trainer::train::train(&cfg)?;
         let written = if remote {
@@ -534,6 +550,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         bid_noise,
         workers,
         worker,
+        device,
     } = args;
     let variant = match variant.as_deref() {
         None => None,
@@ -590,7 +607,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
     let t0 = std::time::Instant::now();
     let manifest = match net {
         None => pool.install(|| weiqi_selfplay::run(&config, out, !json))?,
-        Some(path) => net_selfplay(&config, out, !json, &path, &pool)?,
+        Some(path) => net_selfplay(&config, out, !json, &path, &device, &pool)?,
     };
     let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu0.elapsed().as_secs_f64());
     let summary = serde_json::json!({

@@ -59,6 +59,10 @@ pub struct LoopArgs {
     threads: Option<usize>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Where the networks train, play and are gated: cpu, cuda or cuda:N (a CUDA build of
+    /// libtorch). Not a setting of the run: a loop may go on on another device.
+    #[arg(long, default_value = "cpu")]
+    device: String,
     /// Redraw report/ from loop.json and print the record; run nothing.
     #[arg(long)]
     report_only: bool,
@@ -98,7 +102,7 @@ pub fn run(args: LoopArgs) -> anyhow::Result<ExitCode> {
         weiqi_trainer::report::write(&state, &args.dir)?;
         state
     } else {
-        run_loop(&args.dir, &config, !args.json)?
+        run_loop(&args.dir, &config, &args.device, !args.json)?
     };
     if args.json {
         println!(
@@ -112,12 +116,13 @@ pub fn run(args: LoopArgs) -> anyhow::Result<ExitCode> {
 }
 
 #[cfg(feature = "tch")]
-fn run_loop(dir: &std::path::Path, config: &LoopConfig, progress: bool) -> anyhow::Result<LoopState> {
-    Ok(weiqi_trainer::pipeline::run(dir, config, progress)?)
+fn run_loop(dir: &std::path::Path, config: &LoopConfig, device: &str, progress: bool) -> anyhow::Result<LoopState> {
+    let device = weiqi_trainer::device::parse(device)?;
+    Ok(weiqi_trainer::pipeline::run(dir, config, device, progress)?)
 }
 
 #[cfg(not(feature = "tch"))]
-fn run_loop(_dir: &std::path::Path, _config: &LoopConfig, _progress: bool) -> anyhow::Result<LoopState> {
+fn run_loop(_dir: &std::path::Path, _config: &LoopConfig, _device: &str, _progress: bool) -> anyhow::Result<LoopState> {
     anyhow::bail!(
         "this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see README); --report-only works without it"
     )

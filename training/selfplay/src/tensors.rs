@@ -61,6 +61,21 @@ impl Batch {
     }
 }
 
+impl TensorBatch {
+    /// The batch on `device` (a copy per tensor; none when it is already there).
+    pub fn to_device(&self, device: tch::Device) -> TensorBatch {
+        TensorBatch {
+            features: self.features.to_device(device),
+            policy: self.policy.to_device(device),
+            legal: self.legal.to_device(device),
+            value: self.value.to_device(device),
+            ownership: self.ownership.to_device(device),
+            score: self.score.to_device(device),
+            scored: self.scored.to_device(device),
+        }
+    }
+}
+
 impl<'a> Batches<'a> {
     /// The same shuffled, augmented batches as tensors.
     pub fn tensors(self) -> impl Iterator<Item = TensorBatch> + 'a {

@@ -10,6 +10,8 @@
 //! and [`report`] read a loop's record and plot it.
 
 pub mod arena;
+#[cfg(feature = "tch")]
+pub mod device;
 pub mod generations;
 pub mod gtp_player;
 #[cfg(feature = "tch")]

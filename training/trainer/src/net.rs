@@ -64,8 +64,14 @@ pub struct Output {
 }
 
 impl Net {
+    /// Random weights on the CPU.
     pub fn new(config: NetConfig) -> Net {
-        let vs = nn::VarStore::new(Device::Cpu);
+        Net::new_on(config, Device::Cpu)
+    }
+
+    /// Random weights on `device`.
+    pub fn new_on(config: NetConfig, device: Device) -> Net {
+        let vs = nn::VarStore::new(device);
         let root = vs.root();
         let c = config.channels;
         let area = config.size * config.size;
@@ -153,11 +159,21 @@ impl Net {
         Ok(())
     }
 
+    /// A checkpoint, on the CPU.
     pub fn load(path: &Path) -> Result<Net, Error> {
+        Net::load_on(path, Device::Cpu)
+    }
+
+    /// A checkpoint, on `device` (the weights are copied there as they load).
+    pub fn load_on(path: &Path, device: Device) -> Result<Net, Error> {
         let config: NetConfig = serde_json::from_str(&std::fs::read_to_string(path.with_extension("json"))?)?;
-        let mut net = Net::new(config);
+        let mut net = Net::new_on(config, device);
         net.vs.load(path)?;
         Ok(net)
+    }
+
+    pub fn device(&self) -> Device {
+        self.vs.device()
     }
 
     pub fn optimizer(&self, lr: f64) -> Result<nn::Optimizer, Error> {
@@ -173,12 +189,16 @@ impl Evaluator for Net {
         if batch == 0 {
             return Vec::new();
         }
+        // The planes travel as bytes (a quarter of floats), and only the policy and value
+        // come back.
         let x = Tensor::from_slice(features)
             .view([batch as i64, PLANES as i64, n, n])
+            .to_device(self.device())
             .to_kind(Kind::Float);
         let out = tch::no_grad(|| self.forward(&x, false));
-        let logits: Vec<f32> = Vec::<f32>::try_from(out.logits.contiguous().view([-1])).unwrap_or_default();
-        let values: Vec<f32> = Vec::<f32>::try_from(out.value.contiguous()).unwrap_or_default();
+        let logits: Vec<f32> =
+            Vec::<f32>::try_from(out.logits.to_device(Device::Cpu).contiguous().view([-1])).unwrap_or_default();
+        let values: Vec<f32> = Vec::<f32>::try_from(out.value.to_device(Device::Cpu).contiguous()).unwrap_or_default();
         (0..batch)
             .map(|b| Eval {
                 logits: logits
@@ -200,7 +220,11 @@ pub struct NetPlayer {
 
 impl NetPlayer {
     pub fn load(path: &Path, visits: u32) -> Result<NetPlayer, Error> {
-        let net = Net::load(path)?;
+        NetPlayer::load_on(path, visits, Device::Cpu)
+    }
+
+    pub fn load_on(path: &Path, visits: u32, device: Device) -> Result<NetPlayer, Error> {
+        let net = Net::load_on(path, device)?;
         Ok(NetPlayer {
             search: SearchConfig::for_play(net.config.size as u8, visits),
             net,

@@ -18,6 +18,8 @@
 use std::path::Path;
 use std::sync::Mutex;
 
+use tch::Device;
+
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use weiqi_rules::{Policy, Preset, Rules};
 use weiqi_selfplay::{Config, Objects, Partition, PlayPolicy, SearchConfig};
@@ -33,7 +35,8 @@ use crate::train::{TrainConfig, train};
 
 /// Runs the loop in `run` (created if need be) until `config.generations` are done, or
 /// goes on from where a previous run stopped. `progress` shows bars and a line per step.
-pub fn run(run: &Path, config: &LoopConfig, progress: bool) -> Result<LoopState, Error> {
+/// Networks train, play and are gated on `device`.
+pub fn run(run: &Path, config: &LoopConfig, device: Device, progress: bool) -> Result<LoopState, Error> {
     std::fs::create_dir_all(run)?;
     let mut state = LoopState::open(run, config)?;
     let rules = rules_of(config)?;
@@ -49,10 +52,10 @@ pub fn run(run: &Path, config: &LoopConfig, progress: bool) -> Result<LoopState,
         let best = state.best;
         let generation = state.current().expect("the generation just read");
         match step {
-            Step::SelfPlay => generation.selfplay = Some(selfplay(run, config, number, best, progress)?),
-            Step::Train => generation.training = Some(training(run, config, number, best)?),
+            Step::SelfPlay => generation.selfplay = Some(selfplay(run, config, number, best, device, progress)?),
+            Step::Train => generation.training = Some(training(run, config, number, best, device)?),
             Step::Gate => {
-                let (gate, promoted) = gate(run, config, number, best, rules, progress)?;
+                let (gate, promoted) = gate(run, config, number, best, rules, device, progress)?;
                 if let Some(r) = &gate {
                     say(format!(
                         "gen={number}: {} against {}: {:.1}% [{:.1}, {:.1}] over {} games: {}",
@@ -71,7 +74,7 @@ pub fn run(run: &Path, config: &LoopConfig, progress: bool) -> Result<LoopState,
                     state.best = Some(number);
                 }
             }
-            Step::Anchors => generation.anchors = Some(anchors(run, config, number, rules, progress)?),
+            Step::Anchors => generation.anchors = Some(anchors(run, config, number, rules, device, progress)?),
             Step::Done => unreachable!("current() never returns a done generation"),
         }
         state.save(run)?;
@@ -98,6 +101,7 @@ fn selfplay(
     config: &LoopConfig,
     number: u32,
     best: Option<u32>,
+    device: Device,
     progress: bool,
 ) -> Result<SelfplayRecord, Error> {
     let search = best.map(|_| SearchConfig::for_size(config.size, config.visits));
@@ -128,7 +132,7 @@ fn selfplay(
             // One network per lane, one libtorch thread each: the lanes use the cores.
             tch::set_num_threads(1);
             let nets: Vec<Mutex<Net>> = (0..pool.current_num_threads())
-                .map(|_| Net::load(&model_path(run, b)).map(Mutex::new))
+                .map(|_| Net::load_on(&model_path(run, b), device).map(Mutex::new))
                 .collect::<Result<_, _>>()?;
             pool.install(|| weiqi_selfplay::run_search(&cfg, &out, progress, &nets))?
         }
@@ -141,7 +145,13 @@ fn selfplay(
     })
 }
 
-fn training(run: &Path, config: &LoopConfig, number: u32, best: Option<u32>) -> Result<TrainingRecord, Error> {
+fn training(
+    run: &Path,
+    config: &LoopConfig,
+    number: u32,
+    best: Option<u32>,
+    device: Device,
+) -> Result<TrainingRecord, Error> {
     let first = (number + 1).saturating_sub(config.window);
     let data: Vec<u32> = (first..=number).collect();
     let out = model_path(run, number);
@@ -161,6 +171,7 @@ fn training(run: &Path, config: &LoopConfig, number: u32, best: Option<u32>) -> 
         csv: out.with_extension("csv"),
         log_every: (config.steps / 20).max(1),
         max_seconds: f64::INFINITY,
+        device,
     };
     tch::set_num_threads(config.threads.max(1) as i32);
     let t0 = std::time::Instant::now();
@@ -180,11 +191,12 @@ fn gate(
     number: u32,
     best: Option<u32>,
     rules: Rules,
+    device: Device,
     progress: bool,
 ) -> Result<(Option<ArenaResult>, bool), Error> {
     let Some(best) = best else { return Ok((None, true)) };
-    let mut candidate = net_player(run, config, number)?;
-    let mut incumbent = net_player(run, config, best)?;
+    let mut candidate = net_player(run, config, number, device)?;
+    let mut incumbent = net_player(run, config, best, device)?;
     let r = games(
         &mut candidate,
         &mut incumbent,
@@ -203,6 +215,7 @@ fn anchors(
     config: &LoopConfig,
     number: u32,
     rules: Rules,
+    device: Device,
     progress: bool,
 ) -> Result<Vec<ArenaResult>, Error> {
     let mut out = Vec::new();
@@ -212,7 +225,7 @@ fn anchors(
         } else {
             Policy::Light
         };
-        let mut net = net_player(run, config, number)?;
+        let mut net = net_player(run, config, number, device)?;
         let r = games(
             &mut net,
             &mut RandomPlayer(policy),
@@ -226,7 +239,7 @@ fn anchors(
     }
     for (k, command) in config.gtp_anchors.iter().enumerate() {
         let mut engine = GtpPlayer::spawn(command, std::time::Duration::from_secs(120))?;
-        let mut net = net_player(run, config, number)?;
+        let mut net = net_player(run, config, number, device)?;
         let r = games(
             &mut net,
             &mut engine,
@@ -244,9 +257,9 @@ fn anchors(
     Ok(out)
 }
 
-fn net_player(run: &Path, config: &LoopConfig, number: u32) -> Result<NetPlayer, Error> {
+fn net_player(run: &Path, config: &LoopConfig, number: u32, device: Device) -> Result<NetPlayer, Error> {
     tch::set_num_threads(config.threads.max(1) as i32);
-    let mut p = NetPlayer::load(&model_path(run, number), config.gate_visits)?;
+    let mut p = NetPlayer::load_on(&model_path(run, number), config.gate_visits, device)?;
     p.label = model_name(number);
     Ok(p)
 }

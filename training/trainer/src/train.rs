@@ -30,6 +30,8 @@ pub struct TrainConfig {
     pub log_every: usize,
     /// Stop early after this many seconds.
     pub max_seconds: f64,
+    /// Where the network trains (see [`crate::device`]).
+    pub device: tch::Device,
 }
 
 pub use crate::Losses;
@@ -81,12 +83,15 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
     let shards = load_data(&cfg.data)?;
     let n = shards[0].size() as i64;
     let mut net = match &cfg.init {
-        Some(p) => Net::load(p)?,
-        None => Net::new(NetConfig {
-            size: n,
-            blocks: cfg.blocks,
-            channels: cfg.channels,
-        }),
+        Some(p) => Net::load_on(p, cfg.device)?,
+        None => Net::new_on(
+            NetConfig {
+                size: n,
+                blocks: cfg.blocks,
+                channels: cfg.channels,
+            },
+            cfg.device,
+        ),
     };
     if net.config.size != n {
         return Err(Error::Invalid(format!(
@@ -107,7 +112,7 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
             if step >= cfg.steps || t0.elapsed().as_secs_f64() > cfg.max_seconds {
                 break 'outer;
             }
-            let (pl, vl, ol) = losses(&net, &batch, true);
+            let (pl, vl, ol) = losses(&net, &batch.to_device(cfg.device), true);
             let loss = &pl + &vl + 0.5 * &ol;
             opt.backward_step(&loss);
             sp += pl.double_value(&[]);
@@ -151,13 +156,13 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
 }
 
 /// Mean losses of a checkpoint on some data (evaluation mode).
-pub fn evaluate(model: &Path, data: &[String], batch: usize) -> Result<(f64, f64, f64), Error> {
-    let net = Net::load(model)?;
+pub fn evaluate(model: &Path, data: &[String], batch: usize, device: tch::Device) -> Result<(f64, f64, f64), Error> {
+    let net = Net::load_on(model, device)?;
     let shards = load_data(data)?;
     let (mut sp, mut sv, mut so, mut k) = (0.0, 0.0, 0.0, 0);
     tch::no_grad(|| {
         for b in Batches::new(&shards, batch, 0, false).tensors() {
-            let (pl, vl, ol) = losses(&net, &b, false);
+            let (pl, vl, ol) = losses(&net, &b.to_device(device), false);
             sp += pl.double_value(&[]);
             sv += vl.double_value(&[]);
             so += ol.double_value(&[]);

@@ -35,7 +35,7 @@ fn config(generations: u32) -> LoopConfig {
 fn generations_play_train_gate_and_resume() {
     let dir = std::env::temp_dir().join(format!("weiqi-loop-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let state = run(&dir, &config(3), false).unwrap();
+    let state = run(&dir, &config(3), weiqi_trainer::device::for_tests(), false).unwrap();
     assert_eq!(state.generations.len(), 3);
     let mut best: Option<u32> = None;
     for g in &state.generations {
@@ -88,7 +88,7 @@ fn generations_play_train_gate_and_resume() {
         .find(|g| g.promoted == Some(true))
         .map(|g| g.number);
     cut.save(&dir).unwrap();
-    let again = run(&dir, &config(3), false).unwrap();
+    let again = run(&dir, &config(3), weiqi_trainer::device::for_tests(), false).unwrap();
     assert_eq!(
         again.generations.last().unwrap().gate,
         state.generations.last().unwrap().gate
@@ -98,9 +98,11 @@ fn generations_play_train_gate_and_resume() {
     // Other settings are refused, naming the record; more generations go on.
     let mut other = config(3);
     other.visits = 8;
-    let err = run(&dir, &other, false).unwrap_err().to_string();
+    let err = run(&dir, &other, weiqi_trainer::device::for_tests(), false)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("loop.json"), "{err}");
-    let more = run(&dir, &config(4), false).unwrap();
+    let more = run(&dir, &config(4), weiqi_trainer::device::for_tests(), false).unwrap();
     assert_eq!(more.generations.len(), 4);
     assert_eq!(more.generations[..3], again.generations[..]);
     std::fs::remove_dir_all(&dir).unwrap();

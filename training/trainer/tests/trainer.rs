@@ -10,6 +10,7 @@ use weiqi_selfplay::{Config, Objects, PlayPolicy, run};
 use weiqi_trainer::arena::{RandomPlayer, arena};
 
 use weiqi_selfplay::{SearchConfig, read_shard, run_search};
+use weiqi_trainer::device;
 use weiqi_trainer::net::{Net, NetPlayer};
 use weiqi_trainer::train::{TrainConfig, evaluate, train};
 
@@ -83,6 +84,8 @@ fn trains_saves_loads_and_plays() {
         csv: dir.join("curve.csv"),
         log_every: 50,
         max_seconds: 120.0,
+        // CPU here and in CI; WEIQI_TEST_DEVICE=cuda runs the same on a GPU.
+        device: device::for_tests(),
     };
     let log = train(&tc).unwrap();
     assert_eq!(log.len(), 6);
@@ -101,9 +104,14 @@ fn trains_saves_loads_and_plays() {
     assert_eq!(header["stem.weight"]["shape"], serde_json::json!([8, 17, 3, 3]));
 
     // Reloading gives the same evaluation.
-    let a = evaluate(&model, &[text(&data)], 64).unwrap();
-    let b = evaluate(&model, &[text(&data)], 64).unwrap();
+    let a = evaluate(&model, &[text(&data)], 64, tch::Device::Cpu).unwrap();
+    let b = evaluate(&model, &[text(&data)], 64, tch::Device::Cpu).unwrap();
     assert_eq!(a, b);
+    // The same checkpoint on the test device evaluates as on the CPU.
+    let on_device = evaluate(&model, &[text(&data)], 64, device::for_tests()).unwrap();
+    for (x, y) in [(a.0, on_device.0), (a.1, on_device.1), (a.2, on_device.2)] {
+        assert!((x - y).abs() <= 1e-4 * x.abs().max(1.0), "{a:?} against {on_device:?}");
+    }
     // The same workers' output in an S3-compatible store (CI's moto server) reads the same.
     if let Some(bucket) = s3_bucket() {
         let root = format!("s3://{bucket}/trainer-{}/gen=0/selfplay", std::process::id());
@@ -119,7 +127,7 @@ fn trains_saves_loads_and_plays() {
             )
             .unwrap();
         }
-        assert_eq!(evaluate(&model, &[root], 64).unwrap(), a);
+        assert_eq!(evaluate(&model, &[root], 64, tch::Device::Cpu).unwrap(), a);
     }
 
     // The network player plays whole games of legal moves.
@@ -153,8 +161,8 @@ fn trains_saves_loads_and_plays() {
         ..cfg.clone()
     };
     let nets = vec![
-        Mutex::new(Net::load(&model).unwrap()),
-        Mutex::new(Net::load(&model).unwrap()),
+        Mutex::new(Net::load_on(&model, device::for_tests()).unwrap()),
+        Mutex::new(Net::load_on(&model, device::for_tests()).unwrap()),
     ];
     let m = run_search(&cfg1, &Objects::dir(&gen1).unwrap(), false, &nets).unwrap();
     assert_eq!(m.games, 8);
