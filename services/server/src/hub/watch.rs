@@ -1,10 +1,17 @@
 //! Watching a game: what it missed from the log, then each event as it happens, for as
 //! long as the client stays.
+//!
+//! A watcher is a stream polled by the connection's response task: no task and no queue of
+//! its own between the game's channel and the socket. (Ten thousand watchers of one game
+//! each had a task feeding a channel of 256 items; the hop cost a task wake-up, a queue
+//! push and a pop per watcher and event.) A client that goes away drops the stream, and
+//! with it its subscription.
 
+use std::pin::Pin;
 use std::sync::Arc;
 
-use tokio::sync::{broadcast, mpsc, watch};
-use tokio_stream::wrappers::ReceiverStream;
+use futures::Stream;
+use tokio::sync::{broadcast, watch};
 use weiqi_game::{Actor, Event, EventKind, Game};
 use weiqi_store::EventStore;
 
@@ -15,13 +22,7 @@ use super::view::GameView;
 
 /// A watcher's stream: each event (as the watcher may see it) with the game right after
 /// it; an error ends it.
-pub type WatchStream = ReceiverStream<Result<Broadcast, HubError>>;
-
-/// How many items wait for a slow watcher before its feed waits for it (then it falls
-/// behind the game's channel and catches up from the log).
-const WATCH_BUFFER: usize = 256;
-
-type WatchSender = mpsc::Sender<Result<Broadcast, HubError>>;
+pub type WatchStream = Pin<Box<dyn Stream<Item = Result<Broadcast, HubError>> + Send>>;
 
 impl<S: EventStore> Hub<S> {
     /// A game's events after `since`, then its events as they happen, until the client
@@ -33,28 +34,24 @@ impl<S: EventStore> Hub<S> {
         token: Option<&str>,
         since: u64,
     ) -> Result<WatchStream, HubError> {
-        let (mut rx, backlog, viewer) = {
+        let (rx, backlog, viewer) = {
             let mut e = self.lock(game_id).await?;
             let viewer: Actor = e.seat_of_token(token).map_or(Actor::Server, Into::into);
             let rx = e.watchers.subscribe();
             (rx, self.watched_log(game_id, &mut e).await?, viewer)
         };
-        let (out, out_rx) = mpsc::channel(WATCH_BUFFER);
-        let hub = self.clone();
-        let game_id = game_id.to_string();
-        let mut shutdown = self.shutdown.clone();
         self.metrics.open_streams.inc();
-        tokio::spawn(async move {
-            let watcher = Watcher {
-                hub: &hub,
-                game_id: &game_id,
-                viewer,
-                out: &out,
-            };
-            watcher.run(since, backlog, &mut rx, &mut shutdown).await;
-            hub.metrics.open_streams.dec();
-        });
-        Ok(ReceiverStream::new(out_rx))
+        let feed = Feed {
+            hub: self.clone(),
+            game_id: game_id.to_string(),
+            viewer,
+            rx,
+            shutdown: self.shutdown.clone(),
+            replay: Some(Replay::new(backlog, since)),
+            last: since,
+            ended: false,
+        };
+        Ok(Box::pin(futures::stream::unfold(feed, Feed::next)))
     }
 }
 
@@ -75,97 +72,113 @@ impl<S: EventStore> Hub<S> {
     }
 }
 
-/// Feeds one watcher until the client goes away (cancels, closes its connection, hits its
-/// deadline: the stream's receiver is dropped), the game's channel closes, or the server
-/// stops. Waiting on `out.closed()` beside the game's channel is what ends a stream on a
-/// quiet game: a dead client is noticed at once, not at the game's next event.
-struct Watcher<'a, S> {
-    hub: &'a Arc<Hub<S>>,
-    game_id: &'a str,
+/// One watcher's position: the game's channel, what is left to replay from the log, and
+/// the last sequence number it was sent.
+struct Feed<S: EventStore> {
+    hub: Arc<Hub<S>>,
+    game_id: String,
     viewer: Actor,
-    out: &'a WatchSender,
+    rx: broadcast::Receiver<Broadcast>,
+    shutdown: watch::Receiver<bool>,
+    /// The log being replayed: the backlog at first, a catch-up after falling behind.
+    replay: Option<Replay>,
+    last: u64,
+    /// After an error, nothing more.
+    ended: bool,
 }
 
-impl<S: EventStore> Watcher<'_, S> {
-    async fn run(
-        &self,
-        since: u64,
-        backlog: Vec<Event>,
-        rx: &mut broadcast::Receiver<Broadcast>,
-        shutdown: &mut watch::Receiver<bool>,
-    ) {
-        let Watcher {
-            hub,
-            game_id,
-            viewer,
-            out,
-        } = *self;
-        // Replay what the client missed, with the game after each event.
-        let Some(mut last) = replay(game_id, &backlog, since, viewer, out).await else {
-            return;
-        };
-        drop(backlog);
+impl<S: EventStore> Drop for Feed<S> {
+    fn drop(&mut self) {
+        self.hub.metrics.open_streams.dec();
+    }
+}
+
+impl<S: EventStore> Feed<S> {
+    /// The watcher's next item; `None` ends the stream (the game's channel closed, the
+    /// server is stopping, or an error was sent).
+    async fn next(mut self) -> Option<(Result<Broadcast, HubError>, Self)> {
+        if self.ended {
+            return None;
+        }
         loop {
+            if let Some(replay) = &mut self.replay {
+                match replay.next(&self.game_id, self.viewer) {
+                    Some(Ok(item)) => {
+                        self.last = item.0.seq;
+                        return Some((Ok(item), self));
+                    }
+                    Some(Err(e)) => {
+                        // A log that does not fold: the watcher is told, not left with a gap.
+                        self.ended = true;
+                        return Some((Err(e), self));
+                    }
+                    None => self.replay = None,
+                }
+            }
             let item = tokio::select! {
-                _ = shutdown.changed() => return,
-                _ = out.closed() => return,
-                item = rx.recv() => item,
+                _ = self.shutdown.changed() => return None,
+                item = self.rx.recv() => item,
             };
             match item {
+                Ok(b) if b.0.seq <= self.last => continue,
                 Ok(b) => {
-                    if b.0.seq <= last {
-                        continue;
-                    }
-                    let seq = b.0.seq;
                     let shown = if matches!(b.0.kind, EventKind::MoveSealed { .. }) {
                         // Only a sealed move needs the viewer's colour.
-                        let Ok(mut entry) = hub.lock(game_id).await else { return };
-                        Arc::new((redact_for_actor(&b.0, entry.game.get(), viewer), b.1.clone()))
+                        let Ok(mut entry) = self.hub.lock(&self.game_id).await else {
+                            return None;
+                        };
+                        Arc::new((redact_for_actor(&b.0, entry.game.get(), self.viewer), b.1.clone()))
                     } else {
                         b
                     };
-                    if out.send(Ok(shown)).await.is_err() {
-                        return;
-                    }
-                    last = seq;
+                    self.last = shown.0.seq;
+                    return Some((Ok(shown), self));
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => {
                     // Fell behind the channel: catch up from the log, each event with the
                     // game folded up to it (not the game now).
-                    let Ok(mut entry) = hub.lock(game_id).await else { return };
-                    let Ok(log) = hub.watched_log(game_id, &mut entry).await else {
-                        return;
+                    let Ok(mut entry) = self.hub.lock(&self.game_id).await else {
+                        return None;
+                    };
+                    let Ok(log) = self.hub.watched_log(&self.game_id, &mut entry).await else {
+                        return None;
                     };
                     drop(entry);
-                    match replay(game_id, &log, last, viewer, out).await {
-                        Some(seq) => last = seq,
-                        None => return,
-                    }
+                    self.replay = Some(Replay::new(log, self.last));
                 }
-                Err(broadcast::error::RecvError::Closed) => return,
+                Err(broadcast::error::RecvError::Closed) => return None,
             }
         }
     }
 }
 
-/// Sends a watcher the events of `log` after `since`, each redacted for `viewer` and with
-/// the game folded up to it. Returns the last sequence number sent (`since` when none),
-/// or `None` when the client went away.
-async fn replay(game_id: &str, log: &[Event], since: u64, viewer: Actor, out: &WatchSender) -> Option<u64> {
-    let mut g = Game::new();
-    let mut last = since;
-    for e in log {
-        if let Err(err) = g.apply(e) {
-            // A log that does not fold: the watcher is told, not left with a gap.
-            let _ = out.send(Err(HubError::corrupt(err))).await;
-            return None;
-        }
-        if e.seq > since {
-            let shown = redact_for_actor(e, &g, viewer);
-            let item = Arc::new((shown, GameView::of(game_id, &g, e.at)));
-            out.send(Ok(item)).await.ok()?;
-            last = e.seq;
+/// The events of a log after `since`, one at a time, each redacted for the watcher and
+/// with the game folded up to it.
+struct Replay {
+    log: std::vec::IntoIter<Event>,
+    game: Game,
+    since: u64,
+}
+
+impl Replay {
+    fn new(log: Vec<Event>, since: u64) -> Replay {
+        Replay {
+            log: log.into_iter(),
+            game: Game::new(),
+            since,
         }
     }
-    Some(last)
+
+    fn next(&mut self, game_id: &str, viewer: Actor) -> Option<Result<Broadcast, HubError>> {
+        for e in self.log.by_ref() {
+            if let Err(err) = self.game.apply(&e) {
+                return Some(Err(HubError::corrupt(err)));
+            }
+            if e.seq > self.since {
+                let shown = redact_for_actor(&e, &self.game, viewer);
+                return Some(Ok(Arc::new((shown, GameView::of(game_id, &self.game, e.at)))));
+            }
+        }
+        None
+    }
 }
