@@ -5,8 +5,7 @@ use weiqi_rules::Move;
 
 /// Lower-case hex of SHA-256 of `text`.
 pub fn sha256_hex(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 /// The canonical text of a move inside a commitment: SGF coordinates, `pass` for a pass.

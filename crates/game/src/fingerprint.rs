@@ -1,5 +1,6 @@
 //! Idempotency fingerprints: what makes two calls the same command.
 
+use sha2::Digest;
 use weiqi_rules::{Move, Point};
 
 use crate::types::Command;
@@ -47,6 +48,20 @@ impl Command {
             Command::Tick => "tick".into(),
             Command::CreditTime { ms } => format!("credit {ms}"),
         };
-        crate::commit::sha256_hex(&text)[..16].to_string()
+        // The first 8 bytes of the digest, as 16 hex digits.
+        hex::encode(&sha2::Sha256::digest(text.as_bytes())[..8])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fingerprint_is_the_first_16_hex_digits_of_the_commands_sha256() {
+        // Stored with every request id: the value must never change for a command.
+        // (python3 -c 'import hashlib; print(hashlib.sha256(b"resign").hexdigest()[:16])')
+        assert_eq!(Command::Resign.fingerprint(), "06028c9760f4dfd1");
+        assert_eq!(Command::Resign.fingerprint(), crate::commit::sha256_hex("resign")[..16]);
     }
 }
