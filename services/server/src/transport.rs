@@ -28,6 +28,9 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 /// first, and a larger write goes straight to the socket.
 pub const COALESCE_BYTES: usize = 64 * 1024;
 
+/// What a connection keeps of its buffer between bursts (a few answers' worth).
+const KEEP_BYTES: usize = 4 * 1024;
+
 /// A flush this soon after the connection's last `send` waits one pass of the run queue.
 pub const COALESCE_WINDOW: Duration = Duration::from_millis(1);
 
@@ -68,6 +71,9 @@ impl Connection {
             }
         }
         self.held.clear();
+        // A burst's buffer is not kept: tens of thousands of mostly idle connections
+        // would each hold up to twice COALESCE_BYTES.
+        self.held.shrink_to(KEEP_BYTES);
         self.sent = 0;
         Poll::Ready(Ok(()))
     }

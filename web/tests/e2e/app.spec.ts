@@ -144,10 +144,13 @@ test("the referee's byo-yomi calls (C2) reach the page, spoken with sound on", a
   const guest = await page(browser);
   await guest.goto("/");
   await guest.evaluate(() => localStorage.setItem("weiqi.prefs", JSON.stringify({ sound: true, lang: "en" })));
-  // One last period of 12 s: the server calls at 10 s left, then counts 1, 2.
-  const id = await createGame(host, { tc: "byoYomi", main: "0", periods: "1", period: "12" });
+  // One last period of 20 s: the server calls at 10 s left, then counts 1, 2. (The first
+  // call 10 s in leaves a page loaded under load time to be watching: with a 12 s period
+  // it came 2 s in, and a page that subscribed after 3 s would get it with the count 1 in one
+  // replay and show only the latter.)
+  const id = await createGame(host, { tc: "byoYomi", main: "0", periods: "1", period: "20" });
   await join(guest, id);
-  await expect(guest.getByTestId("call")).toHaveText("Black: 2 seconds", { timeout: 5_000 });
+  await expect(guest.getByTestId("call")).toHaveText("Black: 10 seconds", { timeout: 15_000 });
   await expect(guest.getByTestId("call")).toHaveText("Black: 1", { timeout: 3_000 });
   await expect(guest.getByTestId("call")).toHaveText("Black: 2", { timeout: 3_000 });
 });
