@@ -71,7 +71,10 @@ fn gnugo_score(gnugo: &str, sgf: &str) -> String {
     let path = std::env::temp_dir().join(format!("weiqi-bot-score-{}.sgf", std::process::id()));
     std::fs::write(&path, sgf).unwrap();
     let mut go = Command::new(gnugo)
-        .args(["--mode", "gtp", "--chinese-rules"])
+        // The level the bots played and judged dead stones at: at its default level 10,
+        // GNU Go's count of the same record once differed by a point from what the two
+        // level-1 engines had agreed.
+        .args(["--mode", "gtp", "--chinese-rules", "--level", "1"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -127,10 +127,29 @@ fn routed<T>(msg: T, game: &str, token: &str) -> tonic::Request<T> {
     r
 }
 
-/// One game played through the proxy until `stop`: random legal moves for both seats,
-/// each retried with its request id until answered (a killed replica's calls fail, and
-/// the retry reaches another). Returns the game and the moves acknowledged.
-async fn play(c: Channel, seed: u64, stop: Arc<AtomicBool>, moves: Arc<AtomicU64>) -> (String, State) {
+/// Games played one after another through the proxy until `stop`. (A 19x19 game of
+/// random moves ends after about 450 moves, a few seconds at full speed: one game per task
+/// could end before the kill, leaving nothing to go on after it.)
+async fn play(c: Channel, task: u64, stop: Arc<AtomicBool>, moves: Arc<AtomicU64>) -> Vec<(String, State)> {
+    let mut played = Vec::new();
+    for k in 0.. {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        match play_game(c.clone(), task * 1000 + k, stop.clone(), moves.clone()).await {
+            Some(game) => played.push(game),
+            // Set-up failed (its replica was just killed): no move of it was acknowledged.
+            None => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    played
+}
+
+/// One game played through the proxy until it ends or `stop`: random legal moves for both
+/// seats, each retried with its request id until answered (a killed replica's calls fail,
+/// and the retry reaches another). Returns the game and the moves acknowledged, or `None`
+/// when the game could not be created and joined.
+async fn play_game(c: Channel, seed: u64, stop: Arc<AtomicBool>, moves: Arc<AtomicU64>) -> Option<(String, State)> {
     let mut c = GameServiceClient::new(c);
     let settings = pb::GameSettings {
         board_size: 19,
@@ -144,7 +163,7 @@ async fn play(c: Channel, seed: u64, stop: Arc<AtomicBool>, moves: Arc<AtomicU64
             ..Default::default()
         })
         .await
-        .unwrap()
+        .ok()?
         .into_inner();
     let id = created.game_id.clone();
     let mut join = tonic::Request::new(pb::JoinGameRequest {
@@ -153,7 +172,7 @@ async fn play(c: Channel, seed: u64, stop: Arc<AtomicBool>, moves: Arc<AtomicU64
     });
     join.metadata_mut()
         .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
-    let joined = c.join_game(join).await.unwrap().into_inner();
+    let joined = c.join_game(join).await.ok()?.into_inner();
     let tokens = [created.seat_token, joined.seat_token];
     let mut state = State::new(19, Rules::default()).unwrap();
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -186,7 +205,7 @@ async fn play(c: Channel, seed: u64, stop: Arc<AtomicBool>, moves: Arc<AtomicU64
         state.play(mv).unwrap();
         moves.fetch_add(1, Ordering::Relaxed);
     }
-    (id, state)
+    Some((id, state))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -218,12 +237,21 @@ async fn a_replica_killed_under_load_behind_the_proxy_loses_no_move() {
     let killed = replicas[1].take().unwrap();
     let t_kill = Instant::now();
     let _ = killed.crash();
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    // Moves in each second after the kill (the failover stalls play for a few seconds).
+    let mut per_second = Vec::new();
+    let mut last = before;
+    for _ in 0..4 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let now = moves.load(Ordering::Relaxed);
+        per_second.push(now - last);
+        last = now;
+    }
+    eprintln!("moves in each second after the kill: {per_second:?}");
     let after = moves.load(Ordering::Relaxed) - before;
     stop.store(true, Ordering::Relaxed);
     let mut played = Vec::new();
     for g in games {
-        played.push(g.await.unwrap());
+        played.extend(g.await.unwrap());
     }
     eprintln!(
         "through nginx: {:.0} moves/s before the kill, {:.0} moves/s in the {:.1} s after it",

@@ -2,7 +2,7 @@
 //!
 //! h2 writes each frame it has queued as soon as its connection task runs, and that task
 //! runs after every frame a stream hands it: ten thousand watchers of one game, woken by one
-//! move, cost ten thousand `send` calls (a third of the server's core went to the kernel's
+//! move, cost about a `send` each (a third of the server's core went to the kernel's
 //! TCP path, on loopback the receiver's too). [`Connection`] coalesces: h2's writes go into
 //! a buffer (up to [`COALESCE_BYTES`]); a flush sends at once, unless the connection sent
 //! less than [`COALESCE_WINDOW`] ago (a burst: a broadcast, a group commit releasing many
