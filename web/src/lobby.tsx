@@ -202,22 +202,18 @@ function QuickPlay(p: {
   const start = async () => {
     const stop = new AbortController();
     setSeeking({ stop });
+    let seekId: string | undefined;
+    let matched = false;
     try {
       const me = (await p.players.whoAmI({})).player?.playerId;
-      let seekId: string | undefined;
       for await (const ev of p.players.watchPlayer({}, { signal: stop.signal })) {
         const e = ev.event;
         if (e.case === "subscribed") {
-          const id = (await p.players.seek(QUICK)).seekId;
-          if (stop.signal.aborted) {
-            // Cancelled while the seek was being made: withdraw it before showing the
-            // button again (a seek left behind would be matched without this page).
-            await p.players.cancelSeek({ seekId: id }).catch(() => undefined);
-            return;
-          }
-          seekId = id;
+          seekId = (await p.players.seek(QUICK)).seekId;
+          if (stop.signal.aborted) return; // cancelled while the seek was being made
           setSeeking({ stop, seekId });
         } else if (e.case === "matched" && e.value.seekId === seekId && e.value.seatToken) {
+          matched = true;
           const game = await p.client.getGame({ gameId: e.value.gameId });
           const host = game.state?.hostPlayer?.playerId === me;
           saveSeat(e.value.gameId, { token: e.value.seatToken, seat: host ? "host" : "guest" });
@@ -229,20 +225,16 @@ function QuickPlay(p: {
     } catch (err) {
       if (!stop.signal.aborted) p.onError(failure(err).message);
     } finally {
+      // A seek left behind would be matched without this page, and a new one from this
+      // page would wait while its partner got the old one's game: it is withdrawn before
+      // the button comes back. (Matched meanwhile: the game is in the lobby's list.)
+      if (seekId && !matched) await p.players.cancelSeek({ seekId }).catch(() => undefined);
       setSeeking(null);
     }
   };
 
-  const cancel = async () => {
-    if (!seeking) return;
-    seeking.stop.abort();
-    if (seeking.seekId) {
-      try {
-        await p.players.cancelSeek({ seekId: seeking.seekId });
-      } catch {
-        // Matched meanwhile: the game is in the lobby's list.
-      }
-    }
+  const cancel = () => {
+    seeking?.stop.abort();
   };
 
   return (
