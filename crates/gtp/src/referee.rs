@@ -62,10 +62,6 @@ fn winner_of(white_minus_black: f64) -> Option<Color> {
     }
 }
 
-fn gtp_color(c: Color) -> &'static str {
-    if c == Color::Black { "black" } else { "white" }
-}
-
 /// Plays one game: `black` and `white` are the engines (already started).
 pub fn play_game(
     black: &mut Client,
@@ -95,7 +91,7 @@ pub fn play_game(
         } else {
             (&mut *white, &mut *black)
         };
-        let answer = match mover.send(&format!("genmove {}", gtp_color(c)), m.timeout) {
+        let answer = match mover.send(&format!("genmove {c}"), m.timeout) {
             Ok(Reply::Ok(v)) => v,
             Ok(Reply::Err(e)) => return Ok(forfeit(c, format!("genmove failed: {e}"), &state)),
             Err(e) => return Ok(forfeit(c, e.to_string(), &state)),
@@ -109,7 +105,7 @@ pub fn play_game(
         if let Err(why) = state.play(mv) {
             return Ok(forfeit(c, format!("illegal move {answer}: {why}"), &state));
         }
-        match other.send(&format!("play {} {answer}", gtp_color(c)), m.timeout) {
+        match other.send(&format!("play {c} {answer}"), m.timeout) {
             Ok(Reply::Ok(_)) => {}
             Ok(Reply::Err(e)) => {
                 return Ok(forfeit(

@@ -62,10 +62,8 @@ impl GtpPlayer {
             }
         };
         for &(colour, mv) in &moves[known.len()..] {
-            self.client.expect(
-                &format!("play {} {}", gtp_colour(colour), mv.to_gtp(height)),
-                self.timeout,
-            )?;
+            self.client
+                .expect(&format!("play {colour} {}", mv.to_gtp(height)), self.timeout)?;
         }
         self.known = Some(moves.to_vec());
         Ok(())
@@ -76,7 +74,7 @@ impl GtpPlayer {
         let colour = state.to_move();
         let answer = self
             .client
-            .expect(&format!("genmove {}", gtp_colour(colour)), self.timeout)
+            .expect(&format!("genmove {colour}"), self.timeout)
             .map_err(|e| e.to_string())?;
         let mv = if answer.trim().eq_ignore_ascii_case("resign") {
             Move::Pass
@@ -87,13 +85,6 @@ impl GtpPlayer {
             known.push((colour, mv));
         }
         Ok(mv)
-    }
-}
-
-fn gtp_colour(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
     }
 }
 
