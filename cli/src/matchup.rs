@@ -1,8 +1,10 @@
 //! `weiqi match A B`: two GTP engines play each other, refereed by the rules crate.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use weiqi_gtp::{Client, Ending, GameOutcome, MatchSettings, Tally, play_game};
+use anyhow::Context;
+use weiqi_gtp::{Client, Ending, GameOutcome, MatchSettings, Reply, Tally, play_game};
 use weiqi_rules::Preset;
 
 #[derive(clap::Args)]
@@ -23,6 +25,16 @@ pub struct MatchArgs {
     /// it loses the game.
     #[arg(long, default_value_t = 60.0)]
     timeout: f64,
+    /// A clock of this many seconds for every move: both engines get `time_settings 0 S 1`
+    /// and `time_left` before each move, and a move later than S plus `--lag` loses on time.
+    #[arg(long)]
+    seconds_per_move: Option<f64>,
+    /// With `--seconds-per-move`: what a move may take beyond it for pipes and scheduling.
+    #[arg(long, default_value_t = 0.5)]
+    lag: f64,
+    /// Write each game's record here as `game-NNN.sgf` (result, players, every move).
+    #[arg(long)]
+    sgf_dir: Option<PathBuf>,
     /// Print one JSON object with the totals instead of a line per game.
     #[arg(long)]
     json: bool,
@@ -33,6 +45,17 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         args.timeout > 0.0 && args.timeout.is_finite(),
         "--timeout must be positive"
     );
+    let seconds_per_move = match args.seconds_per_move {
+        Some(s) => {
+            anyhow::ensure!(s > 0.0 && s.is_finite(), "--seconds-per-move must be positive");
+            Some(Duration::from_secs_f64(s))
+        }
+        None => None,
+    };
+    anyhow::ensure!(args.lag >= 0.0 && args.lag.is_finite(), "--lag must be zero or more");
+    if let Some(dir) = &args.sgf_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
     let mut rules = args.rules.rules();
     rules.komi = args.komi;
     let settings = MatchSettings {
@@ -40,6 +63,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         rules,
         timeout: Duration::from_secs_f64(args.timeout),
         max_moves: 4 * args.size as usize * args.size as usize,
+        seconds_per_move,
+        lag: Duration::from_secs_f64(args.lag),
     };
     let mut tally = Tally::default();
     for k in 0..args.games {
@@ -47,12 +72,22 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         let (mut a, mut b) = (Client::spawn(&args.a)?, Client::spawn(&args.b)?);
         let a_black = k % 2 == 0;
         let (black, white) = if a_black { (&mut a, &mut b) } else { (&mut b, &mut a) };
-        let (ending, winner, moves) = play_game(black, white, &settings)?;
+        let played = play_game(black, white, &settings)?;
+        if let Some(dir) = &args.sgf_dir {
+            let (na, nb) = (
+                engine_name(&mut a, &args.a, settings.timeout),
+                engine_name(&mut b, &args.b, settings.timeout),
+            );
+            let (pb, pw) = if a_black { (na, nb) } else { (nb, na) };
+            let path = dir.join(format!("game-{:03}.sgf", k + 1));
+            std::fs::write(&path, played.record(&pb, &pw).to_sgf())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
         let outcome = GameOutcome {
             a_black,
-            winner,
-            ending,
-            moves,
+            winner: played.winner,
+            moves: played.state.move_number(),
+            ending: played.ending,
         };
         tally.add(&outcome);
         if !args.json {
@@ -66,9 +101,14 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
                 Ending::MoveLimit { white_minus_black } => format!("at the move limit, W-B {white_minus_black}"),
                 Ending::Resignation => "by resignation".into(),
                 Ending::Forfeit(why) => format!("by forfeit: {why}"),
+                Ending::Time { seconds } => format!("on time ({seconds:.2} s for a move)"),
             };
             let colour = if a_black { "A black" } else { "A white" };
-            println!("game {}: {colour}, {who} wins {how} after {moves} moves", k + 1);
+            println!(
+                "game {}: {colour}, {who} wins {how} after {} moves",
+                k + 1,
+                outcome.moves
+            );
         }
     }
     let (lo, hi) = tally.wilson95();
@@ -92,4 +132,17 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// An engine's `name` and `version` for the record, or its command line when it has none.
+fn engine_name(engine: &mut Client, command: &str, timeout: Duration) -> String {
+    let mut ask = |what: &str| match engine.send(what, timeout) {
+        Ok(Reply::Ok(v)) if !v.is_empty() => Some(v),
+        _ => None,
+    };
+    match (ask("name"), ask("version")) {
+        (Some(n), Some(v)) => format!("{n} {v}"),
+        (Some(n), None) => n,
+        _ => command.to_string(),
+    }
 }

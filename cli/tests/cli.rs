@@ -294,6 +294,87 @@ fn match_of_two_gtp_engines() {
     assert!(lo <= rate && rate <= hi, "{v}");
 }
 
+/// `--sgf-dir` keeps every game's record, and its result is the one counted (issue 15's
+/// `weiqi match`); the records replay legally through the rules.
+#[test]
+fn match_writes_each_game_as_sgf() {
+    let exe = env!("CARGO_BIN_EXE_weiqi");
+    let dir = std::env::temp_dir().join(format!("weiqi-cli-match-sgf-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let light = format!("{exe} gtp --player light --seed 5");
+    let uniform = format!("{exe} gtp --player uniform --seed 6");
+    let args = [
+        "match",
+        &light,
+        &uniform,
+        "--games",
+        "3",
+        "--size",
+        "7",
+        "--json",
+        "--seconds-per-move",
+        "5",
+    ];
+    let (code, out, err) = weiqi(&[&args[..], &["--sgf-dir", dir.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let mut a_wins = 0;
+    for k in 1..=3 {
+        let text = std::fs::read_to_string(dir.join(format!("game-{k:03}.sgf"))).unwrap();
+        let rec = weiqi_rules::sgf::GameRecord::parse(&text).unwrap();
+        let replay = rec.replay(rec.named_rules().unwrap()).unwrap();
+        assert!(replay.first_illegal.is_none(), "game {k}: {text}");
+        assert!(replay.state.is_over(), "game {k} ends by two passes: {text}");
+        // Engine A (light) has Black in odd games; its name is the engine's own.
+        let a_colour = if k % 2 == 1 { 'B' } else { 'W' };
+        let re = rec.result.clone().unwrap();
+        assert!(rec.black_player.as_deref().unwrap().starts_with("weiqi"), "{text}");
+        if re.starts_with(a_colour) {
+            a_wins += 1;
+        }
+    }
+    assert_eq!(v["a_wins"].as_u64(), Some(a_wins), "{v}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With `--seconds-per-move`, a move later than the clock and its lag margin loses on time.
+#[test]
+fn match_engine_past_its_time_per_move_loses_on_time() {
+    let dir = std::env::temp_dir().join(format!("weiqi-cli-match-slow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // An engine that accepts everything and thinks 2 s a move.
+    let script = dir.join("slow.sh");
+    std::fs::write(
+        &script,
+        "while read -r line; do case \"$line\" in genmove*) sleep 2; printf '= pass\\n\\n';; quit*) printf '=\\n\\n'; exit 0;; *) printf '=\\n\\n';; esac; done\n",
+    )
+    .unwrap();
+    let slow = format!("sh {}", script.display());
+    let light = format!("{} gtp --player light", env!("CARGO_BIN_EXE_weiqi"));
+    let sgf = dir.join("sgf");
+    let (code, out, err) = weiqi(&[
+        "match",
+        &slow,
+        &light,
+        "--games",
+        "2",
+        "--size",
+        "9",
+        "--seconds-per-move",
+        "0.3",
+        "--lag",
+        "0.2",
+        "--sgf-dir",
+        sgf.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.matches("on time").count(), 2, "{out}");
+    assert!(out.contains("A 0 - B 2"), "{out}");
+    let first = std::fs::read_to_string(sgf.join("game-001.sgf")).unwrap();
+    assert!(first.contains("RE[W+T]"), "{first}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// GNU Go plays through `weiqi match` (Debian's `gnugo`; CI installs it): its moves pass
 /// the referee and the games are counted.
 #[test]

@@ -1,8 +1,9 @@
 //! A referee for two GTP engines (as gogui-twogtp): games with colours alternating,
 //! every move checked by the rules crate, the end counted by area.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use weiqi_rules::sgf::GameRecord;
 use weiqi_rules::{Color, Move, Point, Rules, State};
 
 use crate::client::{Client, ClientError};
@@ -17,6 +18,13 @@ pub struct MatchSettings {
     pub timeout: Duration,
     /// Plies after which a game is stopped and counted as it stands.
     pub max_moves: usize,
+    /// A clock of this long for every move (`time_settings 0 S 1`, Canadian byo-yomi of one
+    /// stone, and `time_left` before each `genmove`); an answer later than this plus
+    /// [`MatchSettings::lag`] loses on time. `None`: only `timeout` bounds a move.
+    pub seconds_per_move: Option<Duration>,
+    /// What a move may take beyond `seconds_per_move`: the pipes and process scheduling
+    /// between the referee and the engine, which the engine's own clock cannot see.
+    pub lag: Duration,
 }
 
 /// How one game ended.
@@ -33,6 +41,59 @@ pub enum Ending {
     MoveLimit {
         white_minus_black: f64,
     },
+    /// The loser's move came after its time per move (and the lag margin).
+    Time {
+        seconds: f64,
+    },
+}
+
+impl Ending {
+    /// The SGF `RE` value for this ending and `winner` (`0` for a draw).
+    pub fn sgf_result(&self, winner: Option<Color>) -> String {
+        let Some(w) = winner else { return "0".into() };
+        let how = match self {
+            Ending::Score { white_minus_black } | Ending::MoveLimit { white_minus_black } => {
+                format!("{}", white_minus_black.abs())
+            }
+            Ending::Resignation => "R".into(),
+            Ending::Time { .. } => "T".into(),
+            Ending::Forfeit(_) => "F".into(),
+        };
+        format!("{}+{how}", w.letter())
+    }
+}
+
+/// One game as played: how it ended, and every move (the position is the referee's).
+#[derive(Debug, Clone)]
+pub struct PlayedGame {
+    pub ending: Ending,
+    pub winner: Option<Color>,
+    pub state: State,
+}
+
+impl PlayedGame {
+    fn new(ending: Ending, winner: Option<Color>, state: &State) -> PlayedGame {
+        PlayedGame {
+            ending,
+            winner,
+            state: state.clone(),
+        }
+    }
+
+    /// The game as an SGF record: result, players' names and, for a forfeit, why.
+    pub fn record(&self, black: &str, white: &str) -> GameRecord {
+        let mut rec = GameRecord::from_state(&self.state);
+        rec.result = Some(self.ending.sgf_result(self.winner));
+        rec.black_player = Some(black.to_string());
+        rec.white_player = Some(white.to_string());
+        rec.comment = match &self.ending {
+            Ending::Forfeit(why) => Some(format!("forfeit: {why}")),
+            Ending::Time { seconds } => Some(format!("lost on time: {seconds:.2} s for a move")),
+            Ending::MoveLimit { .. } => Some("stopped at the move limit and counted".into()),
+            _ => None,
+        };
+        rec
+    }
 }
 
 /// One game's outcome.
@@ -63,26 +124,28 @@ fn winner_of(white_minus_black: f64) -> Option<Color> {
 }
 
 /// Plays one game: `black` and `white` are the engines (already started).
-pub fn play_game(
-    black: &mut Client,
-    white: &mut Client,
-    m: &MatchSettings,
-) -> Result<(Ending, Option<Color>, usize), ClientError> {
+pub fn play_game(black: &mut Client, white: &mut Client, m: &MatchSettings) -> Result<PlayedGame, ClientError> {
     let mut state = State::new(m.size, m.rules).map_err(|e| ClientError::Malformed(e.to_string()))?;
     for e in [&mut *black, &mut *white] {
         e.expect(&format!("boardsize {}", m.size), m.timeout)?;
         e.expect("clear_board", m.timeout)?;
         e.expect(&format!("komi {}", m.rules.komi), m.timeout)?;
+        if let Some(t) = m.seconds_per_move {
+            // Engines that keep no clock may refuse it; the referee still enforces it.
+            let _ = e.send(&format!("time_settings 0 {} 1", t.as_secs_f64()), m.timeout);
+        }
     }
     let forfeit =
-        |loser: Color, why: String, state: &State| (Ending::Forfeit(why), Some(loser.opponent()), state.move_number());
+        |loser: Color, why: String, state: &State| PlayedGame::new(Ending::Forfeit(why), Some(loser.opponent()), state);
+    // Past this an answer loses on time (`timeout` still bounds the wait).
+    let allowed = m.seconds_per_move.map(|t| t + m.lag);
     while !state.is_over() {
         if state.move_number() >= m.max_moves {
             let wmb = count(&state, black, white, m)?;
-            return Ok((
+            return Ok(PlayedGame::new(
                 Ending::MoveLimit { white_minus_black: wmb },
                 winner_of(wmb),
-                state.move_number(),
+                &state,
             ));
         }
         let c = state.to_move();
@@ -91,13 +154,28 @@ pub fn play_game(
         } else {
             (&mut *white, &mut *black)
         };
-        let answer = match mover.send(&format!("genmove {c}"), m.timeout) {
+        if let Some(t) = m.seconds_per_move {
+            let _ = mover.send(&format!("time_left {c} {} 1", t.as_secs_f64()), m.timeout);
+        }
+        let asked = Instant::now();
+        let wait = allowed.map_or(m.timeout, |a| a.min(m.timeout));
+        let answer = match mover.send(&format!("genmove {c}"), wait) {
             Ok(Reply::Ok(v)) => v,
             Ok(Reply::Err(e)) => return Ok(forfeit(c, format!("genmove failed: {e}"), &state)),
+            Err(ClientError::Timeout { .. }) if allowed.is_some() => {
+                let seconds = asked.elapsed().as_secs_f64();
+                return Ok(PlayedGame::new(Ending::Time { seconds }, Some(c.opponent()), &state));
+            }
             Err(e) => return Ok(forfeit(c, e.to_string(), &state)),
         };
+        if let Some(a) = allowed
+            && asked.elapsed() > a
+        {
+            let seconds = asked.elapsed().as_secs_f64();
+            return Ok(PlayedGame::new(Ending::Time { seconds }, Some(c.opponent()), &state));
+        }
         if answer.eq_ignore_ascii_case("resign") {
-            return Ok((Ending::Resignation, Some(c.opponent()), state.move_number()));
+            return Ok(PlayedGame::new(Ending::Resignation, Some(c.opponent()), &state));
         }
         let Some(mv) = Move::from_gtp(&answer, m.size) else {
             return Ok(forfeit(c, format!("not a vertex: {answer:?}"), &state));
@@ -118,10 +196,10 @@ pub fn play_game(
         }
     }
     let wmb = count(&state, black, white, m)?;
-    Ok((
+    Ok(PlayedGame::new(
         Ending::Score { white_minus_black: wmb },
         winner_of(wmb),
-        state.move_number(),
+        &state,
     ))
 }
 
@@ -196,6 +274,18 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sgf_results_name_the_winner_and_how() {
+        let score = Ending::Score {
+            white_minus_black: -3.5,
+        };
+        assert_eq!(score.sgf_result(Some(Color::Black)), "B+3.5");
+        assert_eq!(Ending::Resignation.sgf_result(Some(Color::White)), "W+R");
+        assert_eq!(Ending::Time { seconds: 1.7 }.sgf_result(Some(Color::Black)), "B+T");
+        assert_eq!(Ending::Forfeit("illegal".into()).sgf_result(Some(Color::White)), "W+F");
+        assert_eq!(Ending::Score { white_minus_black: 0.0 }.sgf_result(None), "0");
+    }
 
     #[test]
     fn wilson_interval_matches_the_formula() {
