@@ -43,6 +43,11 @@ const PRIOR_GOOD: f32 = 20.0;
 /// Virtual visits, all lost, for a self-atari of two stones or more; half that for a
 /// one-stone self-atari or a first- or second-line move in an empty area.
 const PRIOR_BAD: f32 = 20.0;
+/// Virtual visits, all won, for a move at common-fate-graph distance 1, 2 and 3 from the
+/// last move (Michi's values: answers near the last move are usually the urgent ones).
+const PRIOR_NEAR: [f32; 3] = [24.0, 22.0, 8.0];
+/// Virtual visits, all won, for a third-line move with no stone within two points.
+const PRIOR_THIRD_LINE: f32 = 10.0;
 /// The value of a pass no simulation has tried yet (below an even move: passing is rarely
 /// right until the end).
 const PASS_UNTRIED: f64 = 0.3;
@@ -51,9 +56,12 @@ const PASS_UNTRIED: f64 = 0.3;
 const EXPAND_VISITS: u32 = 2;
 /// Visits before a resignation can be trusted.
 const RESIGN_MIN_VISITS: u32 = 500;
-/// A tree larger than this many nodes starts over (memory bound: about 60 MB per thread).
-const MAX_NODES: usize = 1_000_000;
+/// A tree stops growing at this many nodes (memory bound: 32 bytes a node, about 130 MB
+/// per thread); it keeps searching with the nodes it has. The tree is compacted to the
+/// subtree of the position reached after every move, so a new move starts well below it.
+const MAX_NODES: usize = 4_000_000;
 
+#[derive(Clone)]
 struct Node {
     mv: Move,
     /// The colour that played `mv` into this node.
@@ -84,8 +92,9 @@ impl Node {
         }
     }
 
-    /// A new move with the statistics its hints are worth.
-    fn with_prior(mv: Move, by: Color, h: MoveHints) -> Node {
+    /// A new move with the statistics its hints and its distance from the last move (1 to
+    /// 3, or none) are worth.
+    fn with_prior(mv: Move, by: Color, h: MoveHints, near: Option<u8>) -> Node {
         let mut n = Node::new(mv, by);
         let (mut visits, mut wins) = (PRIOR_EVEN, PRIOR_EVEN / 2.0);
         let mut add = |v: f32, w: f32| {
@@ -105,6 +114,13 @@ impl Node {
         }
         if h.edge_in_empty_area {
             add(PRIOR_BAD / 2.0, 0.0);
+        }
+        if h.third_line_in_empty_area {
+            add(PRIOR_THIRD_LINE, PRIOR_THIRD_LINE);
+        }
+        if let Some(d @ 1..=3) = near {
+            let v = PRIOR_NEAR[d as usize - 1];
+            add(v, v);
         }
         n.amaf_visits = visits as u32;
         n.amaf_wins = wins;
@@ -189,11 +205,11 @@ impl Tree {
         p.y as usize * self.width + p.x as usize
     }
 
-    /// Moves the root down along the moves played since (tree reuse); false when the tree
-    /// does not lead there.
+    /// Moves the root down along the moves played since (tree reuse) and drops the rest of
+    /// the tree; false when the tree does not lead there.
     fn advance_to(&mut self, state: &State) -> bool {
         let n = self.root_moves.len();
-        if game_of(state) != self.game || !state.moves().starts_with(&self.root_moves) || self.nodes.len() > MAX_NODES {
+        if game_of(state) != self.game || !state.moves().starts_with(&self.root_moves) {
             return false;
         }
         let mut node = self.root;
@@ -205,9 +221,30 @@ impl Tree {
                 None => return false,
             }
         }
-        self.root = node;
+        self.compact(node);
         self.root_moves = state.moves().to_vec();
         true
+    }
+
+    /// Keeps only the subtree under `root`, copied breadth first into a fresh arena (each
+    /// node's children stay one contiguous block), which becomes the whole tree.
+    fn compact(&mut self, root: u32) {
+        if root == self.root && self.root == 0 {
+            return;
+        }
+        let mut kept = Vec::with_capacity(self.nodes.len() / 4);
+        kept.push(self.nodes[root as usize].clone());
+        let mut k = 0;
+        while k < kept.len() {
+            let (first, count) = (kept[k].first as usize, kept[k].count as usize);
+            if kept[k].expanded {
+                kept[k].first = kept.len() as u32;
+                kept.extend_from_slice(&self.nodes[first..first + count]);
+            }
+            k += 1;
+        }
+        self.nodes = kept;
+        self.root = 0;
     }
 
     fn expand(&mut self, node: u32, state: &State) {
@@ -215,11 +252,12 @@ impl Tree {
         let first = self.nodes.len() as u32;
         let mut count = 0;
         if !state.is_over() {
+            let near = state.last_move_distances(PRIOR_NEAR.len() as u8);
             for p in state.board().empty_points() {
                 let mv = Move::Place(p);
                 // (Filling one's own true eye is never useful; a false one may connect.)
                 if !state.board().is_true_eye_of(p, c) && state.is_legal(mv) {
-                    self.nodes.push(Node::with_prior(mv, c, state.move_hints(p)));
+                    self.nodes.push(Node::with_prior(mv, c, state.move_hints(p), near.of(p)));
                     count += 1;
                 }
             }
@@ -442,5 +480,44 @@ impl Player for MctsPlayer {
             }
         }
         Choice::Play(best)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use weiqi_rules::Preset;
+
+    /// After a move, the kept tree is exactly the played move's subtree: its statistics
+    /// carried over, every child block in range, nothing else kept.
+    #[test]
+    fn advancing_keeps_only_the_played_moves_subtree() {
+        let root = State::new(7, Preset::Chinese.rules()).unwrap();
+        let mut tree = Tree::new(&root, 7, Policy::Light);
+        for _ in 0..2000 {
+            tree.simulate(&root, false);
+        }
+        let (mv, visits, wins) = tree.root_stats().into_iter().max_by_key(|x| x.1).unwrap();
+        let before = tree.nodes.len();
+        let mut next = root.clone();
+        next.play(mv).unwrap();
+        assert!(tree.advance_to(&next));
+        assert_eq!(tree.root, 0);
+        assert_eq!((tree.nodes[0].mv, tree.nodes[0].visits, tree.nodes[0].wins), (mv, visits, wins));
+        assert!(tree.nodes.len() < before);
+        // Every node is reachable once: the child blocks tile the arena after the root.
+        let mut covered = 1;
+        for n in &tree.nodes {
+            if n.expanded {
+                assert!((n.first + n.count) as usize <= tree.nodes.len());
+                covered += n.count as usize;
+            }
+        }
+        assert_eq!(covered, tree.nodes.len());
+        // The search goes on from there.
+        for _ in 0..200 {
+            tree.simulate(&next, false);
+        }
+        assert_eq!(tree.nodes[0].visits, visits + 200);
     }
 }

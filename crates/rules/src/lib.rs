@@ -42,7 +42,7 @@ pub use coord::{MAX_SIZE, MIN_SIZE, Move, Point};
 pub use dead::{DEFAULT_DEAD_PLAYOUTS, DEFAULT_DEAD_THRESHOLD, DeadEstimate, estimate_dead};
 pub use handicap::{HandicapError, fixed_handicap, max_fixed_handicap, star_points};
 pub use perft::perft;
-pub use playout::{BadKoCheck, KoCheck, MoveHints, Playout, PlayoutOptions, Policy};
+pub use playout::{BadKoCheck, KoCheck, LastMoveDistances, MoveHints, Playout, PlayoutOptions, Policy};
 pub use rules::{HandicapBonus, KoRule, Preset, Rules, RulesError, ScoringRule};
 pub use score::{AreaCount, Outcome, Score, ScoreError, TerritoryCount};
 pub use state::{Illegal, PackedState, Played, State};

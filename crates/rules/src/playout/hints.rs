@@ -2,9 +2,11 @@
 //! a chain in atari, puts its own stones in atari, or matches a 3x3 pattern next to the
 //! last move. Tree searches seed new moves' statistics with these (as Pachi and Fuego do).
 
+use std::collections::VecDeque;
+
 use super::heavy;
 use super::patterns::matches_pattern;
-use crate::board::{EMPTY, stone};
+use crate::board::{BORDER, EMPTY, stone};
 use crate::coord::Point;
 use crate::state::State;
 
@@ -21,6 +23,26 @@ pub struct MoveHints {
     pub pattern: bool,
     /// On the first or second line with no stone within a distance of two.
     pub edge_in_empty_area: bool,
+    /// On the third line with no stone within a distance of two (a sound opening or
+    /// invasion point, as Michi's prior has it).
+    pub third_line_in_empty_area: bool,
+}
+
+/// Common-fate-graph distances from the last move ([`State::last_move_distances`]): a
+/// chain is one node, so every point next to the last move's chain is at distance 1.
+#[derive(Debug, Clone, Default)]
+pub struct LastMoveDistances {
+    width: usize,
+    /// Per point (`y * width + x`): the distance, `u8::MAX` beyond the limit.
+    dist: Vec<u8>,
+}
+
+impl LastMoveDistances {
+    /// The distance of `p`, when within the limit it was computed to.
+    pub fn of(&self, p: Point) -> Option<u8> {
+        let d = *self.dist.get(p.y as usize * self.width + p.x as usize)?;
+        (d != u8::MAX).then_some(d)
+    }
 }
 
 impl State {
@@ -49,8 +71,50 @@ impl State {
         let last = self.last_placed().unwrap_or(0);
         h.pattern = last != 0 && heavy::ring(b, last).contains(&i) && matches_pattern(b, i);
         let line = p.x.min(p.y).min(b.width() - 1 - p.x).min(b.height() - 1 - p.y);
-        h.edge_in_empty_area = line <= 1 && self.empty_around(p, 2);
+        let empty_area = line <= 2 && self.empty_around(p, 2);
+        h.edge_in_empty_area = empty_area && line <= 1;
+        h.third_line_in_empty_area = empty_area && line == 2;
         h
+    }
+
+    /// Common-fate-graph distances of every point from the last placement, up to `limit`
+    /// (all beyond it when the last move was a pass or there is none). Moves near the last
+    /// one are usually the urgent ones: search priors favour them (MoGo, Pachi, Michi).
+    pub fn last_move_distances(&self, limit: u8) -> LastMoveDistances {
+        let b = self.board();
+        let width = b.width() as usize;
+        let mut out = LastMoveDistances {
+            width,
+            dist: vec![u8::MAX; width * b.height() as usize],
+        };
+        let Some(last) = self.last_placed() else { return out };
+        // 0-1 breadth-first search over cells: a step to a stone of the same chain is free.
+        let mut dist = vec![u8::MAX; b.cell_count()];
+        let mut queue = VecDeque::from([last]);
+        dist[last] = 0;
+        while let Some(i) = queue.pop_front() {
+            let d = dist[i];
+            for n in b.neighbors(i) {
+                let v = b.cell(n);
+                if v == BORDER {
+                    continue;
+                }
+                let free = v != EMPTY && v == b.cell(i);
+                let nd = if free { d } else { d + 1 };
+                if nd <= limit && nd < dist[n] {
+                    dist[n] = nd;
+                    if free {
+                        queue.push_front(n);
+                    } else {
+                        queue.push_back(n);
+                    }
+                }
+            }
+        }
+        for p in b.points() {
+            out.dist[p.y as usize * width + p.x as usize] = dist[b.index(p)];
+        }
+        out
     }
 
     /// Whether no stone lies within Manhattan distance `d` of `p`.
@@ -74,7 +138,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Board, Color, Rules};
+    use crate::{Board, Color, Move, Rules};
 
     fn state(rows: &[&str], to_move: Color) -> State {
         State::from_board(Board::from_rows(rows).unwrap(), to_move, Rules::default())
@@ -100,6 +164,24 @@ mod tests {
         // An occupied point has no hints.
         let s = state(&["x....", ".....", ".....", ".....", "....."], Color::White);
         assert_eq!(s.move_hints(Point::new(0, 0)), MoveHints::default());
+    }
+
+    #[test]
+    fn last_move_distances_count_a_chain_as_one_point() {
+        // White's last move c4 joins a chain of three (a4, b4, c4): every liberty of the
+        // chain is at distance 1, and points two steps from it at 2.
+        let mut s = state(&[".....", "oo...", ".....", ".....", "....."], Color::White);
+        s.play(Move::Place(Point::new(2, 1))).unwrap();
+        let d = s.last_move_distances(3);
+        assert_eq!(d.of(Point::new(2, 1)), Some(0));
+        assert_eq!(d.of(Point::new(0, 1)), Some(0), "same chain");
+        assert_eq!(d.of(Point::new(2, 0)), Some(1), "a liberty of the chain");
+        assert_eq!(d.of(Point::new(3, 1)), Some(1));
+        assert_eq!(d.of(Point::new(4, 1)), Some(2));
+        assert_eq!(d.of(Point::new(4, 4)), None, "beyond the limit");
+        // After a pass there is no last placement.
+        s.pass();
+        assert_eq!(s.last_move_distances(3).of(Point::new(2, 0)), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@ mod options;
 mod patterns;
 
 pub use fast::Playout;
-pub use hints::MoveHints;
+pub use hints::{LastMoveDistances, MoveHints};
 pub use options::{BadKoCheck, KoCheck, PlayoutOptions};
 
 use rand_core::RngCore;
