@@ -8,6 +8,9 @@ and how many stones weiqi calls dead that GNU Go calls alive.
 
 Usage: bench/dead_stones.py [GAMES] [SIZE] [WEIQI] [GNUGO] [EXTRA WEIQI GTP FLAGS...]
 With KEEP_DIR set, the records where the lists differ are kept there (gameN.sgf).
+With CORPUS_DIR set, each GNU Go game (record and GNU Go's lists) is kept there as
+gameN-SIZE.json and read back on later runs instead of being played again, so estimator
+settings can be compared on the same games quickly.
 """
 import json
 import os
@@ -46,6 +49,33 @@ class Gtp:
         self.p.kill()
 
 
+def gnugo_game(gnugo, size, seed):
+    """GNU Go level 1 against itself to two passes: the record and its dead and alive
+    lists, or None when the game ended otherwise (a resignation or the move limit)."""
+    go = Gtp([gnugo, "--mode", "gtp", "--level", "1", "--chinese-rules", "--seed", str(seed)])
+    go.send(f"boardsize {size}")
+    go.send("clear_board")
+    go.send("komi 7.5")
+    passes, color, moves = 0, "black", 0
+    while passes < 2 and moves < 4 * size * size:
+        v = go.send(f"genmove {color}")
+        passes = passes + 1 if v.lower() == "pass" else 0
+        if v.lower() == "resign":
+            break
+        color = "white" if color == "black" else "black"
+        moves += 1
+    if passes < 2:
+        go.close()
+        return None
+    game = {
+        "dead": go.send("final_status_list dead").split(),
+        "alive": go.send("final_status_list alive").split(),
+        "sgf": go.send("printsgf"),
+    }
+    go.close()
+    return game
+
+
 def main():
     games = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     size = int(sys.argv[2]) if len(sys.argv) > 2 else 9
@@ -54,27 +84,23 @@ def main():
     extra = sys.argv[5:]
     with_dead = equal = false_dead = games_with_false_dead = 0
     for g in range(games):
-        go = Gtp([gnugo, "--mode", "gtp", "--level", "1", "--chinese-rules", "--seed", str(g + 1)])
-        go.send(f"boardsize {size}")
-        go.send("clear_board")
-        go.send("komi 7.5")
-        passes, color, moves = 0, "black", 0
-        while passes < 2 and moves < 4 * size * size:
-            v = go.send(f"genmove {color}")
-            passes = passes + 1 if v.lower() == "pass" else 0
-            if v.lower() == "resign":
-                break
-            color = "white" if color == "black" else "black"
-            moves += 1
-        if passes < 2:
-            go.close()
+        corpus = os.environ.get("CORPUS_DIR")
+        cached = os.path.join(corpus, f"game{g + 1}-{size}.json") if corpus else None
+        if cached and os.path.exists(cached):
+            with open(cached) as f:
+                game = json.load(f)
+        else:
+            game = gnugo_game(gnugo, size, g + 1)
+            if cached:
+                os.makedirs(corpus, exist_ok=True)
+                with open(cached, "w") as f:
+                    json.dump(game, f)
+        if game is None:
             continue
-        theirs = set(go.send("final_status_list dead").split())
-        alive = set(go.send("final_status_list alive").split())
+        theirs, alive = set(game["dead"]), set(game["alive"])
         with tempfile.NamedTemporaryFile("w", suffix=".sgf", delete=False) as f:
-            f.write(go.send("printsgf"))
+            f.write(game["sgf"])
             path = f.name
-        go.close()
         wq = Gtp(weiqi.split() + ["gtp", "--player", "light"] + extra)
         wq.send(f"loadsgf {path}")
         ours = set(wq.send("final_status_list dead").split())

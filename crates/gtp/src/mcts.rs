@@ -127,8 +127,9 @@ impl Node {
         n
     }
 
-    /// UCT-RAVE value for choosing among siblings, of `parent_visits`.
-    fn score(&self, parent_visits: u32) -> f64 {
+    /// UCT-RAVE value for choosing among siblings; `ln_parent` is the log of the parent's
+    /// visits (computed once for all the siblings).
+    fn score(&self, ln_parent: f64) -> f64 {
         let (n, an) = (self.visits as f64, self.amaf_visits as f64);
         if n == 0.0 && self.mv == Move::Pass {
             return PASS_UNTRIED;
@@ -143,7 +144,7 @@ impl Node {
         };
         let value = (1.0 - beta) * q + beta * aq;
         let explore = if n > 0.0 {
-            EXPLORATION * ((parent_visits.max(1) as f64).ln() / n).sqrt()
+            EXPLORATION * (ln_parent / n).sqrt()
         } else {
             0.0
         };
@@ -294,17 +295,20 @@ impl Tree {
             if nd.count == 0 {
                 break;
             }
-            let parent_visits = nd.visits;
-            let at_root = node == self.root;
-            let best = (nd.first..nd.first + nd.count)
-                .filter(|&k| !(cleanup && at_root && self.nodes[k as usize].mv == Move::Pass && nd.count > 1))
-                .max_by(|&a, &b| {
-                    let (sa, sb) = (
-                        self.nodes[a as usize].score(parent_visits),
-                        self.nodes[b as usize].score(parent_visits),
-                    );
-                    sa.total_cmp(&sb)
-                });
+            let ln_parent = (nd.visits.max(1) as f64).ln();
+            let skip_pass = cleanup && node == self.root && nd.count > 1;
+            let mut best = None;
+            let mut best_score = f64::NEG_INFINITY;
+            for k in nd.first..nd.first + nd.count {
+                let child = &self.nodes[k as usize];
+                if skip_pass && child.mv == Move::Pass {
+                    continue;
+                }
+                let score = child.score(ln_parent);
+                if score > best_score {
+                    (best, best_score) = (Some(k), score);
+                }
+            }
             let Some(best) = best else { break };
             let child = &self.nodes[best as usize];
             played.push((child.by, child.mv));
