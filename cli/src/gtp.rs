@@ -35,6 +35,10 @@ pub struct GtpArgs {
     /// Dead stones at the end: the share of playouts in which a chain must be lost.
     #[arg(long, default_value_t = weiqi_rules::DEFAULT_DEAD_THRESHOLD)]
     dead_threshold: f64,
+    /// Dead stones at the end: a chain stays alive when an opposing chain next to it is lost
+    /// in at least this share of the playouts (a close capturing race); above 1 turns it off.
+    #[arg(long, default_value_t = weiqi_rules::DEFAULT_DEAD_RACE)]
+    dead_race: f64,
     /// Dead stones at the end: the playout policy (light or heavy).
     #[arg(long, default_value = "light")]
     dead_policy: Policy,
@@ -67,6 +71,7 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
             playouts: args.dead_playouts,
             threshold: args.dead_threshold,
             policy: args.dead_policy,
+            race: args.dead_race,
         },
     );
     let stdin = std::io::stdin().lock();

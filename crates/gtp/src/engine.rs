@@ -99,6 +99,7 @@ impl Engine {
             playouts: estimate.playouts.max(1),
             threshold: estimate.threshold.clamp(0.0, 1.0),
             policy: estimate.policy,
+            race: estimate.race,
         };
         self
     }

@@ -258,7 +258,8 @@ impl Tree {
                 let mv = Move::Place(p);
                 // (Filling one's own true eye is never useful; a false one may connect.)
                 if !state.board().is_true_eye_of(p, c) && state.is_legal(mv) {
-                    self.nodes.push(Node::with_prior(mv, c, state.move_hints(p), near.of(p)));
+                    self.nodes
+                        .push(Node::with_prior(mv, c, state.move_hints(p), near.of(p)));
                     count += 1;
                 }
             }
@@ -507,7 +508,10 @@ mod tests {
         next.play(mv).unwrap();
         assert!(tree.advance_to(&next));
         assert_eq!(tree.root, 0);
-        assert_eq!((tree.nodes[0].mv, tree.nodes[0].visits, tree.nodes[0].wins), (mv, visits, wins));
+        assert_eq!(
+            (tree.nodes[0].mv, tree.nodes[0].visits, tree.nodes[0].wins),
+            (mv, visits, wins)
+        );
         assert!(tree.nodes.len() < before);
         // Every node is reachable once: the child blocks tile the arena after the root.
         let mut covered = 1;

@@ -3,7 +3,9 @@
 //!
 //! From the final position we play `playouts` light-policy games to the end and count who
 //! owns each point (area). A chain that is not pass-alive is proposed dead when the
-//! opponent owns its points in at least `threshold` of the playouts. Random play leaves
+//! opponent owns its points in at least `threshold` of the playouts, unless an opposing
+//! chain next to it is itself lost in at least `race` of them: a capturing race too close
+//! for random play to call is not conceded for either side. Random play leaves
 //! living groups with two eyes alive (light playouts never fill their own eyes) and lets
 //! dead groups be captured, which is why engines from GNU Go to Pachi score this way.
 //! The RNG is seeded from the position, so the proposal is deterministic.
@@ -47,6 +49,10 @@ pub struct DeadEstimate {
     /// Light or heavy (heavy never plays a self-atari of two stones or more, so a seki's
     /// chains, where either side's approach is such a self-atari, mostly survive).
     pub policy: Policy,
+    /// A chain that would be proposed dead is left alive when an opposing chain next to it
+    /// is itself lost in at least this share of the playouts: a capturing race (or seki)
+    /// too close for random play to call, which a player would not concede. Above 1: off.
+    pub race: f64,
 }
 
 impl Default for DeadEstimate {
@@ -57,6 +63,7 @@ impl Default for DeadEstimate {
             playouts: DEFAULT_DEAD_PLAYOUTS,
             threshold: DEFAULT_DEAD_THRESHOLD,
             policy: Policy::Light,
+            race: DEFAULT_DEAD_RACE,
         }
     }
 }
@@ -65,6 +72,8 @@ impl Default for DeadEstimate {
 pub const DEFAULT_DEAD_PLAYOUTS: u32 = 1000;
 /// The default estimate's threshold.
 pub const DEFAULT_DEAD_THRESHOLD: f64 = 0.5;
+/// The default estimate's share at which a neighbouring chain's loss makes a race close.
+pub const DEFAULT_DEAD_RACE: f64 = 0.35;
 
 /// [`DeadEstimate::estimate`] with the given playouts and threshold, light playouts.
 pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point> {
@@ -72,6 +81,7 @@ pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point>
         playouts,
         threshold,
         policy: Policy::Light,
+        race: DEFAULT_DEAD_RACE,
     }
     .estimate(state)
 }
@@ -79,7 +89,8 @@ pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point>
 impl DeadEstimate {
     /// Proposes the dead stones of a finished position: every stone inside the opponent's
     /// pass-alive territory, and every other chain (never a pass-alive one) whose points
-    /// the opponent owns in at least `threshold` of `playouts` random continuations.
+    /// the opponent owns in at least `threshold` of `playouts` random continuations, unless
+    /// it is in a close race (an opposing neighbour lost in at least `race` of them).
     /// Deterministic: the generator is seeded from the position.
     pub fn estimate(&self, state: &State) -> Vec<Point> {
         let board = state.board();
@@ -100,18 +111,44 @@ impl DeadEstimate {
             .all(|i| settled[i] || board.cell(i) == crate::board::EMPTY);
         let playouts = if all_settled { 0 } else { self.playouts };
         let owned = ownership(state, playouts, self.policy);
-        let need = (self.threshold * playouts as f64).ceil() as u32;
+        // Every chain once, with the share of playouts that lose it (all of its points owned
+        // by the opponent): 1 for Benson's dead, 0 for pass-alive chains.
+        let mut chain_of = vec![usize::MAX; board.cell_count()];
+        let mut chains: Vec<(Vec<Point>, f64, bool)> = Vec::new();
         for p in board.points() {
             let Some(c) = board.get(p) else { continue };
-            if settled[board.index(p)] {
+            if chain_of[board.index(p)] != usize::MAX {
                 continue;
             }
             let chain = board.chain_points(p);
+            let i = board.index(p);
+            let lost = if dead.contains(&p) {
+                1.0
+            } else if settled[i] || playouts == 0 {
+                0.0
+            } else {
+                let opp = c.opponent().index();
+                let least = chain.iter().map(|q| owned[board.index(*q)][opp]).min().unwrap_or(0);
+                least as f64 / playouts as f64
+            };
             for q in &chain {
-                settled[board.index(*q)] = true;
+                chain_of[board.index(*q)] = chains.len();
             }
-            let opp = c.opponent().index();
-            if playouts > 0 && chain.iter().all(|q| owned[board.index(*q)][opp] >= need) {
+            chains.push((chain, lost, settled[i]));
+        }
+        let need = (self.threshold * playouts as f64).ceil() as f64 / playouts.max(1) as f64;
+        for (chain, lost, settled) in &chains {
+            if *settled || playouts == 0 || *lost < need {
+                continue;
+            }
+            let own = board.cell(board.index(chain[0]));
+            let close_race = chain.iter().any(|q| {
+                board.neighbors(board.index(*q)).into_iter().any(|n| {
+                    let v = board.cell(n);
+                    v != own && chain_of[n] != usize::MAX && chains[chain_of[n]].1 >= self.race
+                })
+            });
+            if !close_race {
                 dead.extend(chain);
             }
         }

@@ -39,7 +39,7 @@ mod zobrist;
 pub use board::{BadSize, Board};
 pub use color::Color;
 pub use coord::{MAX_SIZE, MIN_SIZE, Move, Point};
-pub use dead::{DEFAULT_DEAD_PLAYOUTS, DEFAULT_DEAD_THRESHOLD, DeadEstimate, estimate_dead};
+pub use dead::{DEFAULT_DEAD_PLAYOUTS, DEFAULT_DEAD_RACE, DEFAULT_DEAD_THRESHOLD, DeadEstimate, estimate_dead};
 pub use handicap::{HandicapError, fixed_handicap, max_fixed_handicap, star_points};
 pub use perft::perft;
 pub use playout::{BadKoCheck, KoCheck, LastMoveDistances, MoveHints, Playout, PlayoutOptions, Policy};

@@ -130,3 +130,29 @@ fn integral_komi_draw_r9() {
     let s = State::from_board(b, Color::Black, Rules::default().with_komi(0.0));
     assert_eq!(s.area_score(&[]).unwrap().outcome, weiqi_rules::Outcome::Draw);
 }
+
+/// C6, the dead-stone proposal: a close capturing race at the end of a GNU Go self-play game
+/// (GNU Go 3.8 `--level 1`, the bots issue's corpus). Random play from the position loses
+/// Black's lone B9 stone more often than not, but White's five stones next to it (A8-D7)
+/// are lost in a large share of the playouts too: a race too close to call, so B9 is not
+/// proposed dead (GNU Go calls it alive). Without the race rule it was. The settled dead
+/// stones elsewhere (A2, B3, H3, H4) are proposed either way.
+#[test]
+fn a_close_capturing_race_is_not_conceded() {
+    let rec = load("close_race_gnugo.sgf");
+    let state = rec.start(Rules::default().with_komi(7.5)).unwrap();
+    let b9 = Point::from_gtp("B9", 9).unwrap();
+    let proposal = weiqi_rules::DeadEstimate::default().estimate(&state);
+    assert!(!proposal.contains(&b9), "{proposal:?}");
+    for v in ["A2", "B3", "H3", "H4"] {
+        assert!(
+            proposal.contains(&Point::from_gtp(v, 9).unwrap()),
+            "{v} in {proposal:?}"
+        );
+    }
+    let without = weiqi_rules::DeadEstimate {
+        race: 2.0,
+        ..Default::default()
+    };
+    assert!(without.estimate(&state).contains(&b9));
+}
