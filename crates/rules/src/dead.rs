@@ -136,7 +136,7 @@ impl DeadEstimate {
             }
             chains.push((chain, lost, settled[i]));
         }
-        let need = (self.threshold * playouts as f64).ceil() as f64 / playouts.max(1) as f64;
+        let need = (self.threshold * playouts as f64).ceil() / playouts.max(1) as f64;
         for (chain, lost, settled) in &chains {
             if *settled || playouts == 0 || *lost < need {
                 continue;
