@@ -1,6 +1,7 @@
 //! The heavy policy's tactics, in the spirit of MoGo's and Pachi's moggy playouts: answer
-//! the last move by capturing, saving own chains put in atari, or playing a 3x3 pattern
-//! next to it; never fill an own eye, avoid self-atari of chains of two stones or more.
+//! the last move by capturing, saving own chains put in atari (never into a working
+//! ladder), or playing a 3x3 pattern next to it; never fill an own eye, avoid self-atari of
+//! chains of two stones or more.
 //! When no rule fires the caller falls back to a light move without big self-ataris.
 
 use rand_core::RngCore;
@@ -67,7 +68,8 @@ pub(crate) fn ring(board: &Board, i: usize) -> [usize; 8] {
 }
 
 /// A move that saves the own chain `h` in atari: capture an adjacent opposing chain in
-/// atari, else extend at its liberty when that leaves at least two liberties.
+/// atari, else extend at its liberty when that leaves at least two liberties and no working
+/// ladder.
 fn save(board: &Board, h: usize, me: u8) -> Option<usize> {
     let mut s = h;
     loop {
@@ -82,7 +84,7 @@ fn save(board: &Board, h: usize, me: u8) -> Option<usize> {
         }
     }
     let lib = board.atari_liberty(h);
-    (libs_after(board, lib, me) >= 2).then_some(lib)
+    (libs_after(board, lib, me) >= 2 && escape_works(board, lib, me)).then_some(lib)
 }
 
 /// A lower bound on the distinct liberties of the chain `me` would form at empty `i`,
@@ -166,4 +168,149 @@ fn is_self_atari(board: &Board, i: usize, me: u8, min_size: u32) -> bool {
         }
     }
     size >= min_size
+}
+
+/// Positions a ladder read may visit before it gives up (calling the chain safe): ladders
+/// branch little, so real ones end far below this; it bounds the pathological rest.
+const LADDER_BUDGET: u32 = 200;
+
+/// Up to three distinct liberties of the chain with head `h`, into `out`; how many found.
+fn libs_upto3(board: &Board, h: usize, out: &mut [usize; 3]) -> usize {
+    let mut k = 0;
+    let mut s = h;
+    loop {
+        for n in board.neighbors(s) {
+            if board.cell(n) == EMPTY && !out[..k].contains(&n) {
+                out[k] = n;
+                k += 1;
+                if k == 3 {
+                    return k;
+                }
+            }
+        }
+        s = board.next_stone(s);
+        if s == h {
+            return k;
+        }
+    }
+}
+
+/// Whether a stone of `me` at empty `i` (which must be legal) leaves its chain safe from a
+/// ladder: three liberties or more, or two that the opponent cannot chase to a capture.
+/// Escaping from atari into a working ladder only loses more stones (Michi's `fix_atari`
+/// reads the same).
+pub(crate) fn escape_works(board: &Board, i: usize, me: u8) -> bool {
+    let mut b = board.clone();
+    b.place(i, me);
+    let h = b.head(i);
+    let mut libs = [0; 3];
+    match libs_upto3(&b, h, &mut libs) {
+        0 | 1 => false,
+        2 => !ladder_captures(&b, h, &mut LADDER_BUDGET.clone()),
+        _ => true,
+    }
+}
+
+/// Whether the attacker (the opponent of the chain with head `h`, which has exactly two
+/// liberties; the attacker to move) captures it by ataris the defender can only run from.
+fn ladder_captures(board: &Board, h: usize, budget: &mut u32) -> bool {
+    let defender = board.cell(h);
+    let attacker = defender ^ 3;
+    let mut libs = [0; 3];
+    if libs_upto3(board, h, &mut libs) != 2 {
+        return false;
+    }
+    for (x, y) in [(libs[0], libs[1]), (libs[1], libs[0])] {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        if !board.is_legal_simple(x, attacker, false) {
+            continue;
+        }
+        let mut b = board.clone();
+        b.place(x, attacker);
+        // The atari may be a self-atari the defender answers by capturing; and any
+        // attacking chain next to the defender left in atari is a way out.
+        if can_capture_neighbour(&b, h, defender) {
+            continue;
+        }
+        if !b.is_legal_simple(y, defender, false) {
+            return true;
+        }
+        b.place(y, defender);
+        let hd = b.head(y);
+        match libs_upto3(&b, hd, &mut libs) {
+            0 | 1 => return true,
+            2 if ladder_captures(&b, hd, budget) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether some opposing chain touching the chain with head `h` (of `me`) is in atari.
+fn can_capture_neighbour(board: &Board, h: usize, me: u8) -> bool {
+    let mut s = h;
+    loop {
+        for n in board.neighbors(s) {
+            if board.cell(n) == (me ^ 3) && board.chain_in_atari(board.head(n)) {
+                return true;
+            }
+        }
+        s = board.next_stone(s);
+        if s == h {
+            return false;
+        }
+    }
+}
+
+#[cfg(test)]
+mod ladder_tests {
+    use super::*;
+    use crate::coord::Point;
+
+    fn idx(b: &Board, x: u8, y: u8) -> usize {
+        b.index(Point::new(x, y))
+    }
+
+    /// `rows` with black stones added at `extra` (x, y).
+    fn with_black(rows: &[&str], extra: &[(usize, usize)]) -> Board {
+        let mut r: Vec<Vec<char>> = rows.iter().map(|s| s.chars().collect()).collect();
+        for &(x, y) in extra {
+            r[y][x] = 'x';
+        }
+        let r: Vec<String> = r.into_iter().map(|row| row.into_iter().collect()).collect();
+        Board::from_rows(&r).unwrap()
+    }
+
+    #[test]
+    fn running_into_a_ladder_does_not_work_and_breakers_save_it() {
+        // Black's e5 in atari from d5, f5 and e4; White's e7 above the escape. Running to
+        // e6 leaves two liberties, and White can chase it up-left or up-right to the edge.
+        let rows = [
+            ".........",
+            ".........",
+            "....o....",
+            ".........",
+            "...oxo...",
+            "....o....",
+            ".........",
+            ".........",
+            ".........",
+        ];
+        let black = crate::board::BLACK;
+        let b = with_black(&rows, &[]);
+        let (stone, run) = (idx(&b, 4, 4), idx(&b, 4, 3));
+        assert!(b.chain_in_atari(b.head(stone)));
+        assert!(!escape_works(&b, run, black), "either ladder captures");
+        // A breaker on one diagonal leaves the other ladder.
+        assert!(!escape_works(&with_black(&rows, &[(7, 1)]), run, black));
+        // Breakers on both diagonals: the run works.
+        assert!(escape_works(&with_black(&rows, &[(7, 1), (1, 1)]), run, black));
+        // Without e7 the run has three liberties: nothing to read.
+        let mut open = rows;
+        open[2] = ".........";
+        assert!(escape_works(&with_black(&open, &[]), run, black));
+    }
 }

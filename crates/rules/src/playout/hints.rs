@@ -15,7 +15,7 @@ use crate::state::State;
 pub struct MoveHints {
     /// Takes an opposing chain in atari.
     pub captures: bool,
-    /// Gives an own chain in atari two liberties or more.
+    /// Gives an own chain in atari two liberties or more, and no working ladder.
     pub saves: bool,
     /// Leaves the new chain with one liberty without capturing: `Some(stones)` of it.
     pub self_atari: Option<u32>,
@@ -61,7 +61,11 @@ impl State {
             if v == (me ^ 3) && b.chain_in_atari(b.head(n)) {
                 h.captures = true;
             }
-            if v == me && b.chain_in_atari(b.head(n)) && heavy::libs_after(b, i, me) >= 2 {
+            if v == me
+                && b.chain_in_atari(b.head(n))
+                && heavy::libs_after(b, i, me) >= 2
+                && heavy::escape_works(b, i, me)
+            {
                 h.saves = true;
             }
         }
