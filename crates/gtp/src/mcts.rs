@@ -152,10 +152,13 @@ impl Node {
     }
 }
 
+/// The root's place in a tree's arena.
+const ROOT: u32 = 0;
+
 /// One search tree over the game from its root position.
 struct Tree {
+    /// The arena; the root is always node [`ROOT`] (a move compacts the tree to it).
     nodes: Vec<Node>,
-    root: u32,
     /// The game the tree is of (its board's size and starting position), and the moves
     /// from there to the root: a position is the root's or below it only if its game and
     /// the start of its moves are these.
@@ -190,7 +193,6 @@ impl Tree {
         };
         Tree {
             nodes: vec![root],
-            root: 0,
             game: game_of(state),
             root_moves: state.moves().to_vec(),
             rng: SmallRng::seed_from_u64(seed),
@@ -213,7 +215,7 @@ impl Tree {
         if game_of(state) != self.game || !state.moves().starts_with(&self.root_moves) {
             return false;
         }
-        let mut node = self.root;
+        let mut node = ROOT;
         for &(_, mv) in &state.moves()[n..] {
             let nd = &self.nodes[node as usize];
             let found = (nd.first..nd.first + nd.count).find(|&k| self.nodes[k as usize].mv == mv);
@@ -230,7 +232,7 @@ impl Tree {
     /// Keeps only the subtree under `root`, copied breadth first into a fresh arena (each
     /// node's children stay one contiguous block), which becomes the whole tree.
     fn compact(&mut self, root: u32) {
-        if root == self.root && self.root == 0 {
+        if root == ROOT {
             return;
         }
         let mut kept = Vec::with_capacity(self.nodes.len() / 4);
@@ -245,7 +247,6 @@ impl Tree {
             k += 1;
         }
         self.nodes = kept;
-        self.root = 0;
     }
 
     fn expand(&mut self, node: u32, state: &State) {
@@ -279,14 +280,14 @@ impl Tree {
             }
             None => root_state.clone(),
         };
-        let mut node = self.root;
+        let mut node = ROOT;
         // The nodes selected, root first (the last is the leaf).
         let mut path = vec![node];
         // (colour, point) of every move after the root, for the AMAF statistics.
         let mut played: Vec<(Color, Move)> = Vec::new();
         loop {
             if !self.nodes[node as usize].expanded {
-                let ripe = node == self.root || self.nodes[node as usize].visits >= EXPAND_VISITS;
+                let ripe = node == ROOT || self.nodes[node as usize].visits >= EXPAND_VISITS;
                 if ripe && self.nodes.len() < MAX_NODES {
                     self.expand(node, &state);
                 }
@@ -297,7 +298,7 @@ impl Tree {
                 break;
             }
             let ln_parent = (nd.visits.max(1) as f64).ln();
-            let skip_pass = cleanup && node == self.root && nd.count > 1;
+            let skip_pass = cleanup && node == ROOT && nd.count > 1;
             let mut best = None;
             let mut best_score = f64::NEG_INFINITY;
             for k in nd.first..nd.first + nd.count {
@@ -387,7 +388,7 @@ impl Tree {
 
     /// Visits and wins of each root move.
     fn root_stats(&self) -> Vec<(Move, u32, f32)> {
-        let r = &self.nodes[self.root as usize];
+        let r = &self.nodes[ROOT as usize];
         (r.first..r.first + r.count)
             .map(|k| {
                 let n = &self.nodes[k as usize];
@@ -507,7 +508,6 @@ mod tests {
         let mut next = root.clone();
         next.play(mv).unwrap();
         assert!(tree.advance_to(&next));
-        assert_eq!(tree.root, 0);
         assert_eq!(
             (tree.nodes[0].mv, tree.nodes[0].visits, tree.nodes[0].wins),
             (mv, visits, wins)

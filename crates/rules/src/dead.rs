@@ -111,10 +111,10 @@ impl DeadEstimate {
             .all(|i| settled[i] || board.cell(i) == crate::board::EMPTY);
         let playouts = if all_settled { 0 } else { self.playouts };
         let owned = ownership(state, playouts, self.policy);
-        // Every chain once, with the share of playouts that lose it (all of its points owned
-        // by the opponent): 1 for Benson's dead, 0 for pass-alive chains.
+        // Every chain once, with the playouts that lose it (all of its points owned by the
+        // opponent): all of them for Benson's dead, none for pass-alive chains.
         let mut chain_of = vec![usize::MAX; board.cell_count()];
-        let mut chains: Vec<(Vec<Point>, f64, bool)> = Vec::new();
+        let mut chains: Vec<(Vec<Point>, u32, bool)> = Vec::new();
         for p in board.points() {
             let Some(c) = board.get(p) else { continue };
             if chain_of[board.index(p)] != usize::MAX {
@@ -123,20 +123,20 @@ impl DeadEstimate {
             let chain = board.chain_points(p);
             let i = board.index(p);
             let lost = if dead.contains(&p) {
-                1.0
-            } else if settled[i] || playouts == 0 {
-                0.0
+                playouts
+            } else if settled[i] {
+                0
             } else {
                 let opp = c.opponent().index();
-                let least = chain.iter().map(|q| owned[board.index(*q)][opp]).min().unwrap_or(0);
-                least as f64 / playouts as f64
+                chain.iter().map(|q| owned[board.index(*q)][opp]).min().unwrap_or(0)
             };
             for q in &chain {
                 chain_of[board.index(*q)] = chains.len();
             }
             chains.push((chain, lost, settled[i]));
         }
-        let need = (self.threshold * playouts as f64).ceil() / playouts.max(1) as f64;
+        let need = (self.threshold * playouts as f64).ceil() as u32;
+        let close = self.race * playouts as f64;
         for (chain, lost, settled) in &chains {
             if *settled || playouts == 0 || *lost < need {
                 continue;
@@ -145,7 +145,7 @@ impl DeadEstimate {
             let close_race = chain.iter().any(|q| {
                 board.neighbors(board.index(*q)).into_iter().any(|n| {
                     let v = board.cell(n);
-                    v != own && chain_of[n] != usize::MAX && chains[chain_of[n]].1 >= self.race
+                    v != own && chain_of[n] != usize::MAX && chains[chain_of[n]].1 as f64 >= close
                 })
             });
             if !close_race {

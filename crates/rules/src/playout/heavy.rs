@@ -71,17 +71,8 @@ pub(crate) fn ring(board: &Board, i: usize) -> [usize; 8] {
 /// atari, else extend at its liberty when that leaves at least two liberties and no working
 /// ladder.
 fn save(board: &Board, h: usize, me: u8) -> Option<usize> {
-    let mut s = h;
-    loop {
-        for n in board.neighbors(s) {
-            if board.cell(n) == (me ^ 3) && board.chain_in_atari(board.head(n)) {
-                return Some(board.atari_liberty(board.head(n)));
-            }
-        }
-        s = board.next_stone(s);
-        if s == h {
-            break;
-        }
+    if let Some(capture) = capture_next_to(board, h, me) {
+        return Some(capture);
     }
     let lib = board.atari_liberty(h);
     (libs_after(board, lib, me) >= 2 && escape_works(board, lib, me)).then_some(lib)
@@ -206,7 +197,10 @@ pub(crate) fn escape_works(board: &Board, i: usize, me: u8) -> bool {
     let mut libs = [0; 3];
     match libs_upto3(&b, h, &mut libs) {
         0 | 1 => false,
-        2 => !ladder_captures(&b, h, &mut LADDER_BUDGET.clone()),
+        2 => {
+            let mut budget = LADDER_BUDGET;
+            !ladder_captures(&b, h, &mut budget)
+        }
         _ => true,
     }
 }
@@ -232,7 +226,7 @@ fn ladder_captures(board: &Board, h: usize, budget: &mut u32) -> bool {
         b.place(x, attacker);
         // The atari may be a self-atari the defender answers by capturing; and any
         // attacking chain next to the defender left in atari is a way out.
-        if can_capture_neighbour(&b, h, defender) {
+        if capture_next_to(&b, h, defender).is_some() {
             continue;
         }
         if !b.is_legal_simple(y, defender, false) {
@@ -249,18 +243,19 @@ fn ladder_captures(board: &Board, h: usize, budget: &mut u32) -> bool {
     false
 }
 
-/// Whether some opposing chain touching the chain with head `h` (of `me`) is in atari.
-fn can_capture_neighbour(board: &Board, h: usize, me: u8) -> bool {
+/// The point that captures an opposing chain in atari touching the chain with head `h`
+/// (of `me`), if there is one.
+fn capture_next_to(board: &Board, h: usize, me: u8) -> Option<usize> {
     let mut s = h;
     loop {
         for n in board.neighbors(s) {
             if board.cell(n) == (me ^ 3) && board.chain_in_atari(board.head(n)) {
-                return true;
+                return Some(board.atari_liberty(board.head(n)));
             }
         }
         s = board.next_stone(s);
         if s == h {
-            return false;
+            return None;
         }
     }
 }

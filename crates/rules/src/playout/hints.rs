@@ -56,19 +56,18 @@ impl State {
         let i = b.index(p);
         let me = stone(self.to_move());
         let mut h = MoveHints::default();
+        let mut own_in_atari = false;
         for n in b.neighbors(i) {
             let v = b.cell(n);
             if v == (me ^ 3) && b.chain_in_atari(b.head(n)) {
                 h.captures = true;
             }
-            if v == me
-                && b.chain_in_atari(b.head(n))
-                && heavy::libs_after(b, i, me) >= 2
-                && heavy::escape_works(b, i, me)
-            {
-                h.saves = true;
+            if v == me && b.chain_in_atari(b.head(n)) {
+                own_in_atari = true;
             }
         }
+        // (The ladder read clones the board: once per move, not once per chain in atari.)
+        h.saves = own_in_atari && heavy::libs_after(b, i, me) >= 2 && heavy::escape_works(b, i, me);
         if heavy::is_self_atari_of(b, i, me, 1) {
             h.self_atari = Some(heavy::stones_joined(b, i, me));
         }
