@@ -4,7 +4,8 @@
 Plays GNU Go against itself (GTP, `genmove` for both colours) to two passes, asks it for
 `final_status_list dead`, then asks `weiqi gtp` the same of the same record (`loadsgf`).
 Prints, over the games where GNU Go finds dead stones, how often the two lists are equal,
-and how many stones weiqi calls dead that GNU Go calls alive.
+and how many stones weiqi calls dead that GNU Go calls alive. A game that repeats an earlier
+one move for move (GNU Go's seeds often do) is skipped and counted as a repeat.
 
 Usage: bench/dead_stones.py [GAMES] [SIZE] [WEIQI] [GNUGO] [EXTRA WEIQI GTP FLAGS...]
 With KEEP_DIR set, the records where the lists differ are kept there (gameN.sgf).
@@ -82,7 +83,8 @@ def main():
     weiqi = sys.argv[3] if len(sys.argv) > 3 else "target/release/weiqi"
     gnugo = sys.argv[4] if len(sys.argv) > 4 else "/usr/games/gnugo"
     extra = sys.argv[5:]
-    with_dead = equal = false_dead = games_with_false_dead = 0
+    with_dead = equal = false_dead = games_with_false_dead = repeats = 0
+    seen = set()
     for g in range(games):
         corpus = os.environ.get("CORPUS_DIR")
         cached = os.path.join(corpus, f"game{g + 1}-{size}.json") if corpus else None
@@ -97,6 +99,12 @@ def main():
                     json.dump(game, f)
         if game is None:
             continue
+        # GNU Go's seeds repeat games (at level 1 about a third of them): a repeat is
+        # counted once, not as another sample.
+        if game["sgf"] in seen:
+            repeats += 1
+            continue
+        seen.add(game["sgf"])
         theirs, alive = set(game["dead"]), set(game["alive"])
         with tempfile.NamedTemporaryFile("w", suffix=".sgf", delete=False) as f:
             f.write(game["sgf"])
@@ -121,7 +129,7 @@ def main():
         false_dead += wrong
         games_with_false_dead += wrong > 0
     print(json.dumps({
-        "size": size, "games": games, "games_with_gnugo_dead": with_dead,
+        "size": size, "games": games, "repeats_skipped": repeats, "games_with_gnugo_dead": with_dead,
         "equal_when_gnugo_finds_dead": equal,
         "equal_share": equal / with_dead if with_dead else None,
         "stones_we_call_dead_gnugo_calls_alive": false_dead,

@@ -5,7 +5,8 @@
 //! owns each point (area). A chain that is not pass-alive is proposed dead when the
 //! opponent owns its points in at least `threshold` of the playouts, unless an opposing
 //! chain next to it is itself lost in at least `race` of them: a capturing race too close
-//! for random play to call is not conceded for either side. Random play leaves
+//! for random play to call is not conceded for either side. (A chain in atari races
+//! nothing: one move takes it, whoever wins around it.) Random play leaves
 //! living groups with two eyes alive (light playouts never fill their own eyes) and lets
 //! dead groups be captured, which is why engines from GNU Go to Pachi score this way.
 //! The RNG is seeded from the position, so the proposal is deterministic.
@@ -51,7 +52,8 @@ pub struct DeadEstimate {
     pub policy: Policy,
     /// A chain that would be proposed dead is left alive when an opposing chain next to it
     /// is itself lost in at least this share of the playouts: a capturing race (or seki)
-    /// too close for random play to call, which a player would not concede. Above 1: off.
+    /// too close for random play to call, which a player would not concede (unless the
+    /// chain is in atari: one move takes it, whoever wins the race). Above 1: off.
     pub race: f64,
 }
 
@@ -142,12 +144,14 @@ impl DeadEstimate {
                 continue;
             }
             let own = board.cell(board.index(chain[0]));
-            let close_race = chain.iter().any(|q| {
-                board.neighbors(board.index(*q)).into_iter().any(|n| {
-                    let v = board.cell(n);
-                    v != own && chain_of[n] != usize::MAX && chains[chain_of[n]].1 as f64 >= close
-                })
-            });
+            // A chain in atari races nothing: one move takes it, whoever wins around it.
+            let close_race = board.liberties(chain[0]) > 1
+                && chain.iter().any(|q| {
+                    board.neighbors(board.index(*q)).into_iter().any(|n| {
+                        let v = board.cell(n);
+                        v != own && chain_of[n] != usize::MAX && chains[chain_of[n]].1 as f64 >= close
+                    })
+                });
             if !close_race {
                 dead.extend(chain);
             }

@@ -156,3 +156,19 @@ fn a_close_capturing_race_is_not_conceded() {
     };
     assert!(without.estimate(&state).contains(&b9));
 }
+
+/// C6, the dead-stone proposal: a lone stone in atari next to an uncertain group, at the end
+/// of another game of the same corpus. Black's J4 has one liberty inside White's lower
+/// right group, which random play loses in over a third of the playouts; the race rule
+/// kept J4 alive for that. A chain in atari races nothing (one move takes it whoever wins
+/// around it), so J4 is proposed dead, with C4: GNU Go's own list.
+#[test]
+fn a_stone_in_atari_is_not_in_a_race() {
+    let rec = load("atari_stone_gnugo.sgf");
+    let state = rec.start(Rules::default().with_komi(7.5)).unwrap();
+    let proposal = weiqi_rules::DeadEstimate::default().estimate(&state);
+    let gnugo: Vec<Point> = ["C4", "J4"].iter().map(|v| Point::from_gtp(v, 9).unwrap()).collect();
+    let mut sorted = proposal.clone();
+    sorted.sort_by_key(|p| (p.x, p.y));
+    assert_eq!(sorted, gnugo, "{proposal:?}");
+}

@@ -317,8 +317,8 @@ pub fn outcome_to(o: &Outcome) -> pb::CommandResult {
 /// One item of a watch stream.
 pub fn watched_to(b: &Broadcast) -> pb::WatchGameResponse {
     pb::WatchGameResponse {
-        event: Some(event_to(&b.0)),
-        state: Some(view_to(&b.1)),
+        event: Some(event_to(&b.event)),
+        state: Some(view_to(&b.view)),
     }
 }
 

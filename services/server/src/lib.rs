@@ -5,6 +5,7 @@
 //! - `hub` — games in memory, one lock each, persisted before acknowledged, one timer
 //!   each; domain types only;
 //! - `service` — the tonic `GameService`: requests in, the hub's answers out;
+//! - `shared_watch` — WatchGame's items encoded once for all of a game's watchers;
 //! - `calls` — each player's request as the domain command it carries;
 //! - `convert` — domain types to and from protobuf, the hub's errors as gRPC statuses;
 //! - `limits`, `transport`, `rpc_metrics` — what protects and measures the edge;
@@ -25,6 +26,7 @@ pub mod players;
 pub mod requests;
 pub mod rpc_metrics;
 pub mod service;
+pub mod shared_watch;
 pub mod status;
 pub mod tournaments;
 pub mod transport;
@@ -215,12 +217,12 @@ async fn serve<S: EventStore>(
     let reflection_v1alpha = reflection().build_v1alpha()?;
     let reflection = reflection().build_v1()?;
     let limits = cfg.limits.clone();
-    let svc = GameServiceServer::new(
+    let svc = shared_watch::SharedWatch::new(
         GameSvc::new(hub.clone(), cfg.lag_allowance_ms)
             .with_quotas(limits::Quotas::new(&limits))
             .with_players(players.clone()),
-    )
-    .max_decoding_message_size(limits.max_message_bytes);
+        limits.max_message_bytes,
+    );
     let player_svc = weiqi_proto::v1::player_service_server::PlayerServiceServer::new(players::PlayerSvc {
         players: players.clone(),
         time: hub.time,

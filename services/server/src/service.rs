@@ -15,7 +15,7 @@ use weiqi_store::EventStore;
 use crate::auth;
 use crate::calls::PlayerCall;
 use crate::convert;
-use crate::hub::{Caller, Hub, Mutation};
+use crate::hub::{Broadcast, Caller, Hub, Mutation};
 use crate::limits::Quotas;
 use crate::players::Players;
 use crate::status;
@@ -43,6 +43,23 @@ impl<S: EventStore> GameSvc<S> {
     pub fn with_players(mut self, players: Arc<Players>) -> GameSvc<S> {
         self.players = Some(players);
         self
+    }
+
+    /// A WatchGame call's items, before encoding: the watch quota taken, then the game's
+    /// events as the caller may see them.
+    pub(crate) async fn watch_items(
+        &self,
+        request: Request<pb::WatchGameRequest>,
+    ) -> Result<impl Stream<Item = Result<Broadcast, Status>> + Send + 'static, Status> {
+        let token = auth::bearer(request.metadata());
+        let permit = self.quotas.watch(request.remote_addr().map(|a| a.ip()))?;
+        let r = request.into_inner();
+        let stream = self.hub.watch(&r.game_id, token.as_deref(), r.since_seq).await?;
+        // The permit goes with the stream: the client's watch counts until it is dropped.
+        Ok(stream.map(move |item| {
+            let _held = &permit;
+            item.map_err(status::hub_error)
+        }))
     }
 
     /// The player a CreateGame or JoinGame caller signs in as: none without a credential
@@ -192,17 +209,11 @@ game_service! {
         Ok(Response::new(convert::lobby_to(self.hub.lobby(limit).await?)))
     }
 
+    /// (The server answers WatchGame from `shared_watch`, with the same items encoded once
+    /// for all watchers; this is the generated route's, which gives the same bytes.)
     async fn watch_game(&self, request: Request<pb::WatchGameRequest>) -> Result<Response<WatchStream>, Status> {
-        let token = auth::bearer(request.metadata());
-        let permit = self.quotas.watch(request.remote_addr().map(|a| a.ip()))?;
-        let r = request.into_inner();
-        let stream = self.hub.watch(&r.game_id, token.as_deref(), r.since_seq).await?;
-        // The permit goes with the stream: the client's watch counts until it is dropped.
-        let out = stream.map(move |item| {
-            let _held = &permit;
-            item.map(|b| convert::watched_to(&b)).map_err(status::hub_error)
-        });
-        Ok(Response::new(Box::pin(out)))
+        let items = self.watch_items(request).await?;
+        Ok(Response::new(Box::pin(items.map(|item| item.map(|b| convert::watched_to(&b))))))
     }
 
     async fn export_sgf(

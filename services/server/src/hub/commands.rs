@@ -9,7 +9,7 @@ use tracing::info;
 use weiqi_game::{Actor, Command, Event, EventKind, Game, Parity, Phase, PlayerRef, Settings};
 use weiqi_store::{Append, EventStore};
 
-use super::entry::{Entry, Slot, answer_from_log, redact_for_actor};
+use super::entry::{Entry, Published, Slot, answer_from_log, redact_for_actor};
 use super::error::{GameAt, HubError};
 use super::lobby::summary;
 use super::view::{GameView, Outcome};
@@ -335,7 +335,7 @@ impl<S: EventStore> Hub<S> {
         if let Some(mut g) = before {
             for e in &events {
                 g.apply(e).map_err(HubError::corrupt)?;
-                published.push(Arc::new((e.clone(), GameView::of(game_id, &g, e.at))));
+                published.push(Published::new(e.clone(), GameView::of(game_id, &g, e.at)));
             }
         }
         entry.previous_active = entry.last_active;

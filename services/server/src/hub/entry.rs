@@ -16,8 +16,31 @@ use super::view::{GameView, Outcome};
 use crate::auth;
 use crate::requests::{Answered, SeenRequests};
 
-/// What watchers receive: an event and the game right after it.
-pub type Broadcast = Arc<(Event, GameView)>;
+/// What watchers receive: an event and the game right after it, shared by all of them.
+pub type Broadcast = Arc<Published>;
+
+/// One item of a game's broadcast.
+#[derive(Debug)]
+pub struct Published {
+    pub event: Event,
+    /// The game right after the event.
+    pub view: GameView,
+    /// The item as the edge sends it, encoded by the first watcher's stream to send it and
+    /// copied by the others: ten thousand watchers of one game cost one conversion and one
+    /// encoding of each move, not ten thousand. (Opaque bytes: the hub knows no wire
+    /// format, and never reads them.)
+    pub wire: OnceLock<Vec<u8>>,
+}
+
+impl Published {
+    pub fn new(event: Event, view: GameView) -> Broadcast {
+        Arc::new(Published {
+            event,
+            view,
+            wire: OnceLock::new(),
+        })
+    }
+}
 
 /// A game in memory: its entry behind its lock, and what is read without the lock beside
 /// it.

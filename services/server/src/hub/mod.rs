@@ -29,7 +29,7 @@ use weiqi_game::Ms;
 use weiqi_store::{Accounts, Cluster, EventStore};
 
 pub use commands::{Caller, Created};
-pub use entry::{Broadcast, Entry, redact_for_actor};
+pub use entry::{Broadcast, Entry, Published, redact_for_actor};
 pub use error::{Denied, GameAt, HubError, valid_game_id};
 pub use paired::GameHost;
 pub use time::TimeSource;

@@ -10,7 +10,7 @@ use tracing::{debug, info, warn};
 use weiqi_game::{Actor, Command, Game, Ms, Phase};
 use weiqi_store::EventStore;
 
-use super::entry::{Entry, Held, Slot};
+use super::entry::{Entry, Held, Published, Slot};
 use super::error::HubError;
 use super::view::GameView;
 use super::{Hub, Mutation};
@@ -149,7 +149,7 @@ impl<S: EventStore> Hub<S> {
             if watched {
                 entry
                     .watchers
-                    .send(Arc::new((e.clone(), GameView::of(game_id, game, e.at))));
+                    .send(Published::new(e.clone(), GameView::of(game_id, game, e.at)));
             }
             if let Some(log) = &mut entry.log {
                 log.push(e);

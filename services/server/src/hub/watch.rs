@@ -16,7 +16,7 @@ use weiqi_game::{Actor, Event, EventKind, Game};
 use weiqi_store::EventStore;
 
 use super::Hub;
-use super::entry::{Broadcast, Entry, redact_for_actor};
+use super::entry::{Broadcast, Entry, Published, redact_for_actor};
 use super::error::HubError;
 use super::view::GameView;
 
@@ -104,7 +104,7 @@ impl<S: EventStore> Feed<S> {
             if let Some(replay) = &mut self.replay {
                 match replay.next(&self.game_id, self.viewer) {
                     Some(Ok(item)) => {
-                        self.last = item.0.seq;
+                        self.last = item.event.seq;
                         return Some((Ok(item), self));
                     }
                     Some(Err(e)) => {
@@ -120,18 +120,21 @@ impl<S: EventStore> Feed<S> {
                 item = self.rx.recv() => item,
             };
             match item {
-                Ok(b) if b.0.seq <= self.last => continue,
+                Ok(b) if b.event.seq <= self.last => continue,
                 Ok(b) => {
-                    let shown = if matches!(b.0.kind, EventKind::MoveSealed { .. }) {
+                    let shown = if matches!(b.event.kind, EventKind::MoveSealed { .. }) {
                         // Only a sealed move needs the viewer's colour.
                         let Ok(mut entry) = self.hub.lock(&self.game_id).await else {
                             return None;
                         };
-                        Arc::new((redact_for_actor(&b.0, entry.game.get(), self.viewer), b.1.clone()))
+                        Published::new(
+                            redact_for_actor(&b.event, entry.game.get(), self.viewer),
+                            b.view.clone(),
+                        )
                     } else {
                         b
                     };
-                    self.last = shown.0.seq;
+                    self.last = shown.event.seq;
                     return Some((Ok(shown), self));
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => {
@@ -176,7 +179,7 @@ impl Replay {
             }
             if e.seq > self.since {
                 let shown = redact_for_actor(&e, &self.game, viewer);
-                return Some(Ok(Arc::new((shown, GameView::of(game_id, &self.game, e.at)))));
+                return Some(Ok(Published::new(shown, GameView::of(game_id, &self.game, e.at))));
             }
         }
         None
