@@ -99,7 +99,7 @@ def main():
                     json.dump(game, f)
         if game is None:
             continue
-        # GNU Go's seeds repeat games (at level 1 about a third of them): a repeat is
+        # GNU Go's seeds repeat games (at level 1 about half of them): a repeat is
         # counted once, not as another sample.
         if game["sgf"] in seen:
             repeats += 1

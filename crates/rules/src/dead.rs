@@ -6,7 +6,7 @@
 //! opponent owns its points in at least `threshold` of the playouts, unless an opposing
 //! chain next to it is itself lost in at least `race` of them: a capturing race too close
 //! for random play to call is not conceded for either side. (A chain in atari races
-//! nothing: one move takes it, whoever wins around it.) Random play leaves
+//! nothing, one move takes it whoever wins around it, unless a rival is in atari too.) Random play leaves
 //! living groups with two eyes alive (light playouts never fill their own eyes) and lets
 //! dead groups be captured, which is why engines from GNU Go to Pachi score this way.
 //! The RNG is seeded from the position, so the proposal is deterministic.
@@ -144,14 +144,20 @@ impl DeadEstimate {
                 continue;
             }
             let own = board.cell(board.index(chain[0]));
-            // A chain in atari races nothing: one move takes it, whoever wins around it.
-            let close_race = board.liberties(chain[0]) > 1
-                && chain.iter().any(|q| {
-                    board.neighbors(board.index(*q)).into_iter().any(|n| {
+            // The opposing chains next to this one, by where each has a stone.
+            let rivals = || {
+                chain
+                    .iter()
+                    .flat_map(|q| board.neighbors(board.index(*q)))
+                    .filter(|&n| {
                         let v = board.cell(n);
-                        v != own && chain_of[n] != usize::MAX && chains[chain_of[n]].1 as f64 >= close
+                        v != own && chain_of[n] != usize::MAX
                     })
-                });
+            };
+            // A chain in atari races nothing (one move takes it, whoever wins around it)
+            // unless a rival is in atari too: then whoever moves first captures.
+            let racing = board.liberties(chain[0]) > 1 || rivals().any(|n| board.liberties(board.point(n)) == 1);
+            let close_race = racing && rivals().any(|n| chains[chain_of[n]].1 as f64 >= close);
             if !close_race {
                 dead.extend(chain);
             }
