@@ -6,8 +6,8 @@
 //! opponent owns its points in at least `threshold` of the playouts, unless an opposing
 //! chain next to it is itself lost in at least `race` of them: a capturing race too close
 //! for random play to call is not conceded for either side. (A chain in atari races
-//! nothing, one move takes it whoever wins around it, unless a rival is in atari too.) Random play leaves
-//! living groups with two eyes alive (light playouts never fill their own eyes) and lets
+//! nothing, one move takes it whoever wins around it, unless a rival is in atari too.)
+//! Random play leaves living groups with two eyes alive (light playouts never fill their own eyes) and lets
 //! dead groups be captured, which is why engines from GNU Go to Pachi score this way.
 //! The RNG is seeded from the position, so the proposal is deterministic.
 
@@ -53,7 +53,8 @@ pub struct DeadEstimate {
     /// A chain that would be proposed dead is left alive when an opposing chain next to it
     /// is itself lost in at least this share of the playouts: a capturing race (or seki)
     /// too close for random play to call, which a player would not concede (unless the
-    /// chain is in atari: one move takes it, whoever wins the race). Above 1: off.
+    /// chain is in atari and no rival is: one move takes it, whoever wins the race).
+    /// Above 1: off.
     pub race: f64,
 }
 

@@ -488,10 +488,9 @@ fn watchers(
                 if let Ok(v) = MetadataValue::try_from(game_id.as_str()) {
                     req.metadata_mut().insert("x-weiqi-game", v);
                 }
-                let Ok(r) = watch_heads(chan, req).await else {
+                let Ok(mut stream) = watch_heads(chan, req).await else {
                     return (hist, events);
                 };
-                let mut stream = r;
                 let opened = now_ms();
                 while !stop.load(Ordering::Relaxed) {
                     match tokio::time::timeout(Duration::from_millis(200), stream.message()).await {

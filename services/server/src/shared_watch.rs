@@ -4,8 +4,8 @@
 //! watchers of one game cost ten thousand conversions of the same event and game state to
 //! protobuf and ten thousand encodings of it, a quarter of the server's time. This route,
 //! in front of the generated service, answers WatchGame itself with items encoded once
-//! ([`crate::hub::Published::wire`]) and copied into each stream's frame; every other method goes on
-//! to the generated service. A client sees the same bytes from either.
+//! ([`crate::hub::Published::wire`]) and copied into each stream's frame; every other
+//! method goes on to the generated service. A client sees the same bytes from either.
 
 use std::convert::Infallible;
 use std::sync::Arc;
