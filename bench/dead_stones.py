@@ -4,7 +4,8 @@
 Plays GNU Go against itself (GTP, `genmove` for both colours) to two passes, asks it for
 `final_status_list dead`, then asks `weiqi gtp` the same of the same record (`loadsgf`).
 Prints, over the games where GNU Go finds dead stones, how often the two lists are equal,
-and how many stones weiqi calls dead that GNU Go calls alive. A game that repeats an earlier
+and how many stones weiqi calls dead that GNU Go calls alive or seki (and how often the
+two engines' `final_status_list seki` agree where GNU Go finds a seki). A game that repeats an earlier
 one move for move (GNU Go's seeds often do) is skipped and counted as a repeat.
 
 Usage: bench/dead_stones.py [GAMES] [SIZE] [WEIQI] [GNUGO] [EXTRA WEIQI GTP FLAGS...]
@@ -12,6 +13,8 @@ With KEEP_DIR set, the records where the lists differ are kept there (gameN.sgf)
 With CORPUS_DIR set, each GNU Go game (record and GNU Go's lists) is kept there as
 gameN-SIZE.json and read back on later runs instead of being played again, so estimator
 settings can be compared on the same games quickly.
+With GNUGO_LEVEL set (default 1), GNU Go plays at that level (gameN-SIZE-lLEVEL.json in the
+corpus): level 1 often passes with fights unsettled, level 10 plays them out first.
 """
 import json
 import os
@@ -50,10 +53,10 @@ class Gtp:
         self.p.kill()
 
 
-def gnugo_game(gnugo, size, seed):
-    """GNU Go level 1 against itself to two passes: the record and its dead and alive
+def gnugo_game(gnugo, size, seed, level=1):
+    """GNU Go at `level` against itself to two passes: the record and its dead and alive
     lists, or None when the game ended otherwise (a resignation or the move limit)."""
-    go = Gtp([gnugo, "--mode", "gtp", "--level", "1", "--chinese-rules", "--seed", str(seed)])
+    go = Gtp([gnugo, "--mode", "gtp", "--level", str(level), "--chinese-rules", "--seed", str(seed)])
     go.send(f"boardsize {size}")
     go.send("clear_board")
     go.send("komi 7.5")
@@ -71,6 +74,7 @@ def gnugo_game(gnugo, size, seed):
     game = {
         "dead": go.send("final_status_list dead").split(),
         "alive": go.send("final_status_list alive").split(),
+        "seki": go.send("final_status_list seki").split(),
         "sgf": go.send("printsgf"),
     }
     go.close()
@@ -83,16 +87,19 @@ def main():
     weiqi = sys.argv[3] if len(sys.argv) > 3 else "target/release/weiqi"
     gnugo = sys.argv[4] if len(sys.argv) > 4 else "/usr/games/gnugo"
     extra = sys.argv[5:]
+    level = int(os.environ.get("GNUGO_LEVEL", "1"))
+    suffix = "" if level == 1 else f"-l{level}"
     with_dead = equal = false_dead = games_with_false_dead = repeats = 0
+    with_seki = seki_equal = 0
     seen = set()
     for g in range(games):
         corpus = os.environ.get("CORPUS_DIR")
-        cached = os.path.join(corpus, f"game{g + 1}-{size}.json") if corpus else None
+        cached = os.path.join(corpus, f"game{g + 1}-{size}{suffix}.json") if corpus else None
         if cached and os.path.exists(cached):
             with open(cached) as f:
                 game = json.load(f)
         else:
-            game = gnugo_game(gnugo, size, g + 1)
+            game = gnugo_game(gnugo, size, g + 1, level)
             if cached:
                 os.makedirs(corpus, exist_ok=True)
                 with open(cached, "w") as f:
@@ -112,6 +119,14 @@ def main():
         wq = Gtp(weiqi.split() + ["gtp", "--player", "light"] + extra)
         wq.send(f"loadsgf {path}")
         ours = set(wq.send("final_status_list dead").split())
+        our_seki = set(wq.send("final_status_list seki").split())
+        if "seki" in game:
+            their_seki = set(game["seki"])
+        else:
+            # Games kept before the seki list was asked for: every stone GNU Go listed
+            # neither dead nor alive is one it holds in seki.
+            stones = ours | our_seki | set(wq.send("final_status_list alive").split())
+            their_seki = stones - theirs - alive
         wq.close()
         keep = os.environ.get("KEEP_DIR")
         if keep and (ours != theirs or ours & alive):
@@ -125,15 +140,21 @@ def main():
             equal += ours == theirs
             if ours != theirs and os.environ.get("SHOW"):
                 print("missed", sorted(theirs - ours), "extra", sorted(ours - theirs), file=sys.stderr)
-        wrong = len(ours & alive)
+        if their_seki:
+            with_seki += 1
+            seki_equal += our_seki == their_seki
+        # A stone in seki lives: calling it dead is as wrong as calling a live group dead.
+        wrong = len(ours & (alive | their_seki))
         false_dead += wrong
         games_with_false_dead += wrong > 0
     print(json.dumps({
-        "size": size, "games": games, "repeats_skipped": repeats, "games_with_gnugo_dead": with_dead,
+        "size": size, "gnugo_level": level, "games": games, "repeats_skipped": repeats, "games_with_gnugo_dead": with_dead,
         "equal_when_gnugo_finds_dead": equal,
         "equal_share": equal / with_dead if with_dead else None,
-        "stones_we_call_dead_gnugo_calls_alive": false_dead,
+        "stones_we_call_dead_gnugo_calls_alive_or_seki": false_dead,
         "games_with_such_stones": games_with_false_dead,
+        "games_with_gnugo_seki": with_seki,
+        "seki_lists_equal": seki_equal,
     }))
 
 

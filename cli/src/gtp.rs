@@ -39,6 +39,10 @@ pub struct GtpArgs {
     /// in at least this share of the playouts (a close capturing race); above 1 turns it off.
     #[arg(long, default_value_t = weiqi_rules::DEFAULT_DEAD_RACE)]
     dead_race: f64,
+    /// Dead stones at the end: never propose a chain in seki (`--dead-seki false` turns the
+    /// test off).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    dead_seki: bool,
     /// Dead stones at the end: the playout policy (light or heavy).
     #[arg(long, default_value = "light")]
     dead_policy: Policy,
@@ -72,6 +76,7 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
             threshold: args.dead_threshold,
             policy: args.dead_policy,
             race: args.dead_race,
+            seki: args.dead_seki,
         },
     );
     let stdin = std::io::stdin().lock();

@@ -100,6 +100,7 @@ impl Engine {
             threshold: estimate.threshold.clamp(0.0, 1.0),
             policy: estimate.policy,
             race: estimate.race,
+            seki: estimate.seki,
         };
         self
     }
@@ -287,11 +288,16 @@ impl Engine {
         let dead = self.dead();
         let board = self.state.board();
         let stones = board.points().filter(|&p| board.get(p).is_some());
+        // Seki as the rules crate's test finds it (chains living on shared liberties), never
+        // a stone the estimate calls dead; alive is every other stone.
+        let seki: Vec<Point> = weiqi_rules::seki_stones(board)
+            .into_iter()
+            .filter(|p| !dead.contains(p))
+            .collect();
         let listed: Vec<Point> = match arg(cmd, 0, "a status (alive, dead or seki)")? {
             "dead" => dead,
-            "alive" => stones.filter(|p| !dead.contains(p)).collect(),
-            // Seki is not told apart from life: no stone is listed as seki.
-            "seki" => Vec::new(),
+            "alive" => stones.filter(|p| !dead.contains(p) && !seki.contains(p)).collect(),
+            "seki" => seki,
             other => return Err(syntax(&format!("unknown status {other:?}"))),
         };
         Ok(vertices(&listed, board.height(), "\n"))

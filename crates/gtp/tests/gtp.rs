@@ -203,16 +203,45 @@ fn genmove_to_the_end_then_score_and_status() {
     );
     let (_, dead) = one(&mut e, "final_status_list dead");
     let (_, alive) = one(&mut e, "final_status_list alive");
+    let (_, seki) = one(&mut e, "final_status_list seki");
     let stones = e.state().board().stone_counts();
-    let listed = dead.split_whitespace().count() + alive.split_whitespace().count();
-    assert_eq!(listed as u32, stones[0] + stones[1], "every stone is dead or alive");
-    assert_eq!(one(&mut e, "final_status_list seki"), (true, String::new()));
+    let listed = [&dead, &alive, &seki]
+        .iter()
+        .map(|l| l.split_whitespace().count())
+        .sum::<usize>();
+    assert_eq!(
+        listed as u32,
+        stones[0] + stones[1],
+        "every stone is dead, alive or in seki"
+    );
     // reg_genmove chooses without playing; cleanup genmove never passes while it can move.
     let n = e.state().move_number();
     assert!(one(&mut e, "reg_genmove black").0);
     assert_eq!(e.state().move_number(), n);
     let (ok, sgf) = one(&mut e, "printsgf");
     assert!(ok && sgf.starts_with("(;") && sgf.contains("SZ[9]"), "{sgf}");
+}
+
+/// C6: `final_status_list seki` lists both sides of a seki (a GNU Go level-10 game whose
+/// end has White's 17-stone group and Black's H8-J8-J7 sharing four liberties and nothing
+/// else); no stone is dead, and the seki stones are not listed as alive.
+#[test]
+fn final_status_list_names_seki_stones() {
+    let mut e = engine(Policy::Light);
+    let (ok, _) = one(
+        &mut e,
+        &format!("loadsgf {}", fixture("seki_shared_liberties_gnugo.sgf")),
+    );
+    assert!(ok);
+    assert_eq!(one(&mut e, "final_status_list dead"), (true, String::new()));
+    let (_, seki) = one(&mut e, "final_status_list seki");
+    let seki: Vec<&str> = seki.split_whitespace().collect();
+    assert_eq!(seki.len(), 17 + 3, "{seki:?}");
+    for v in ["H8", "J8", "J7", "G7", "D9", "J5"] {
+        assert!(seki.contains(&v), "{v} in {seki:?}");
+    }
+    let (_, alive) = one(&mut e, "final_status_list alive");
+    assert!(!alive.split_whitespace().any(|v| v == "H8"), "{alive}");
 }
 
 /// R11: printsgf then loadsgf gives back the same position.

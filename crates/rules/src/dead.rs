@@ -56,6 +56,10 @@ pub struct DeadEstimate {
     /// chain is in atari and no rival is: one move takes it, whoever wins the race).
     /// Above 1: off.
     pub race: f64,
+    /// A chain in seki ([`crate::seki_stones`]: both sides of chains that live on shared
+    /// liberties neither side can fill) is never proposed dead: random play fills such
+    /// liberties, a player does not.
+    pub seki: bool,
 }
 
 impl Default for DeadEstimate {
@@ -67,6 +71,7 @@ impl Default for DeadEstimate {
             threshold: DEFAULT_DEAD_THRESHOLD,
             policy: Policy::Light,
             race: DEFAULT_DEAD_RACE,
+            seki: true,
         }
     }
 }
@@ -85,6 +90,7 @@ pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point>
         threshold,
         policy: Policy::Light,
         race: DEFAULT_DEAD_RACE,
+        seki: true,
     }
     .estimate(state)
 }
@@ -140,6 +146,8 @@ impl DeadEstimate {
         }
         let need = (self.threshold * playouts as f64).ceil() as u32;
         let close = self.race * playouts as f64;
+        // The seki test, run once and only when some chain is proposed.
+        let mut seki: Option<Vec<Point>> = None;
         for (chain, lost, settled) in &chains {
             if *settled || playouts == 0 || *lost < need {
                 continue;
@@ -159,9 +167,16 @@ impl DeadEstimate {
             // unless a rival is in atari too: then whoever moves first captures.
             let racing = board.liberties(chain[0]) > 1 || rivals().any(|n| board.liberties(board.point(n)) == 1);
             let close_race = racing && rivals().any(|n| chains[chain_of[n]].1 as f64 >= close);
-            if !close_race {
-                dead.extend(chain);
+            if close_race {
+                continue;
             }
+            if self.seki {
+                let seki = seki.get_or_insert_with(|| crate::seki::seki_stones(board));
+                if seki.contains(&chain[0]) {
+                    continue;
+                }
+            }
+            dead.extend(chain);
         }
         dead.sort_by_key(|p| (p.y, p.x));
         dead.dedup();

@@ -31,6 +31,7 @@ mod perft;
 mod playout;
 mod rules;
 pub mod score;
+mod seki;
 pub mod sgf;
 mod state;
 mod symmetry;
@@ -45,6 +46,7 @@ pub use perft::perft;
 pub use playout::{BadKoCheck, KoCheck, LastMoveDistances, MoveHints, Playout, PlayoutOptions, Policy};
 pub use rules::{HandicapBonus, KoRule, Preset, Rules, RulesError, ScoringRule};
 pub use score::{AreaCount, Outcome, Score, ScoreError, TerritoryCount};
+pub use seki::seki_stones;
 pub use state::{Illegal, PackedState, Played, State};
 pub use symmetry::Symmetry;
 

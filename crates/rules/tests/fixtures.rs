@@ -171,3 +171,84 @@ fn a_stone_in_atari_is_not_in_a_race() {
     let gnugo: Vec<Point> = ["C4", "J4"].iter().map(|v| Point::from_gtp(v, 9).unwrap()).collect();
     assert_eq!(proposal, gnugo);
 }
+
+/// The points of one of GNU Go's lists, in the proposal's order (row from the top, then
+/// column).
+fn gnugo_dead(list: &[&str]) -> Vec<Point> {
+    let mut points: Vec<Point> = list.iter().map(|v| Point::from_gtp(v, 9).unwrap()).collect();
+    points.sort_by_key(|p| (p.y, p.x));
+    points
+}
+
+/// C6: seki stones are not dead. At the end of a GNU Go 3.8 `--level 10` self-play game,
+/// White's 17-stone group and Black's H8-J8-J7 share exactly four liberties (G8, H7, J6,
+/// J9) and nothing else: whoever fills one first is captured first, so both live. Random
+/// playouts fill them and call White's group dead; the seki rule keeps the proposal at
+/// GNU Go's list (nothing dead).
+#[test]
+fn a_seki_of_shared_liberties_is_not_proposed_dead() {
+    let state = load("seki_shared_liberties_gnugo.sgf")
+        .start(Rules::default().with_komi(7.5))
+        .unwrap();
+    assert_eq!(weiqi_rules::DeadEstimate::default().estimate(&state), gnugo_dead(&[]));
+    let without = weiqi_rules::DeadEstimate {
+        seki: false,
+        ..Default::default()
+    };
+    assert!(without.estimate(&state).contains(&Point::from_gtp("G7", 9).unwrap()));
+}
+
+/// C6: a seki where each side's liberties are points neither can fill without self-atari
+/// (another game of the same corpus): Black's H8-J8 is proposed dead by the playouts
+/// alone, alive with the seki rule, as GNU Go says.
+#[test]
+fn a_seki_of_cramped_liberties_is_not_proposed_dead() {
+    let state = load("seki_cramped_gnugo.sgf")
+        .start(Rules::default().with_komi(7.5))
+        .unwrap();
+    assert_eq!(weiqi_rules::DeadEstimate::default().estimate(&state), gnugo_dead(&[]));
+    let without = weiqi_rules::DeadEstimate {
+        seki: false,
+        ..Default::default()
+    };
+    assert!(without.estimate(&state).contains(&Point::from_gtp("H8", 9).unwrap()));
+}
+
+/// C6: equal liberties are a race, not a seki, when filling one captures. Black's C6 and
+/// White's B5-E5 chain both have just B6 and D6, but White at D6 takes Black's D7-E7-E6
+/// (in atari), so C6 is dead with them: GNU Go's list, which the proposal equals.
+#[test]
+fn equal_liberties_with_a_capture_are_not_a_seki() {
+    let state = load("race_not_seki_gnugo.sgf")
+        .start(Rules::default().with_komi(7.5))
+        .unwrap();
+    assert_eq!(
+        weiqi_rules::DeadEstimate::default().estimate(&state),
+        gnugo_dead(&["C6", "D7", "E2", "E6", "E7", "F2"])
+    );
+}
+
+/// C6: equal liberties are a race when a fill reaches an outside liberty (GNU Go 3.8
+/// `--level 1`, the 9x9 corpus). Black's C3-C2-D2 and White's D3-G1 chain both have just D1
+/// and E2, but White at D1 joins C1 and gains B1, so Black is the one short of liberties:
+/// not a seki (GNU Go calls Black's three stones dead; the playouts alone, not the seki
+/// test, still let them live).
+#[test]
+fn equal_liberties_with_an_outside_liberty_are_not_a_seki() {
+    let state = load("race_outside_liberty_gnugo.sgf")
+        .start(Rules::default().with_komi(7.5))
+        .unwrap();
+    assert!(weiqi_rules::seki_stones(state.board()).is_empty());
+}
+
+/// C6: one eye against a chain that can reach an outside liberty is not a seki (the same
+/// corpus). White's left-side chain has the eye A8 and the liberty A5 next to Black's A4;
+/// both are self-atari for Black today, but Black at A3 joins A4 to B3-B1 first and then
+/// fills A5. GNU Go calls the chain dead; the seki test does not hold it alive.
+#[test]
+fn one_eye_against_an_outside_liberty_is_not_a_seki() {
+    let state = load("eye_against_outside_liberty_gnugo.sgf")
+        .start(Rules::default().with_komi(7.5))
+        .unwrap();
+    assert!(weiqi_rules::seki_stones(state.board()).is_empty());
+}

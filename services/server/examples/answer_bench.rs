@@ -39,7 +39,7 @@ fn main() {
             let events = g.decide_in_place(actor, &cmd, now).expect("a legal move");
             let t1 = Instant::now();
             let answer = pb::PlayResponse {
-                result: Some(convert::outcome_to(&Outcome {
+                result: Some(convert::outcome_to(Outcome {
                     game: GameView::of("0123456789abcdef", &g, now),
                     // (Cloned as the hub does: each event redacted for its caller.)
                     events: events.clone(),

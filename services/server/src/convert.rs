@@ -258,12 +258,18 @@ pub fn result_to(r: &GameResult) -> pb::GameResult {
 
 /// A game as its client sees it.
 pub fn view_to(v: &GameView) -> pb::GameState {
+    view_into(v.clone())
+}
+
+/// [`view_to`] of a view the caller is done with: its strings move into the message (a
+/// 19x19 board is 19 of them) instead of being copied.
+pub fn view_into(v: GameView) -> pb::GameState {
     pb::GameState {
-        game_id: v.game_id.clone(),
+        game_id: v.game_id,
         seq: v.seq,
         phase: phase_to(v.phase) as i32,
         settings: v.settings.as_ref().map(settings_to),
-        board: v.board.clone(),
+        board: v.board,
         to_move: color_to(v.to_move),
         move_number: v.move_number,
         black_seat: match v.black_seat {
@@ -281,13 +287,13 @@ pub fn view_to(v: &GameView) -> pb::GameState {
         dead_stones: v.dead_stones.iter().map(|&p| point_to(p)).collect(),
         black_accepted: v.accepted[0],
         white_accepted: v.accepted[1],
-        sealed_commitment: v.sealed_commitment.clone(),
+        sealed_commitment: v.sealed_commitment,
         last_move: v.last_move.map(point_to),
         black_warnings: v.warnings[0],
         white_warnings: v.warnings[1],
         server_time_ms: v.server_time_ms as i64,
         ko_point: v.ko_point.map(point_to),
-        nigiri_commitment: v.nigiri_commitment.clone(),
+        nigiri_commitment: v.nigiri_commitment,
         nigiri_guess: v.nigiri_guess.map_or(pb::Parity::Unspecified, parity_to) as i32,
         host_player: v.players[0].as_ref().map(seat_player_to),
         guest_player: v.players[1].as_ref().map(seat_player_to),
@@ -307,10 +313,10 @@ fn seat_player_to(p: &weiqi_game::PlayerRef) -> pb::SeatPlayer {
 }
 
 /// What a command did, as its caller gets it.
-pub fn outcome_to(o: &Outcome) -> pb::CommandResult {
+pub fn outcome_to(o: Outcome) -> pb::CommandResult {
     pb::CommandResult {
-        state: Some(view_to(&o.game)),
         events: o.events.iter().map(event_to).collect(),
+        state: Some(view_into(o.game)),
     }
 }
 

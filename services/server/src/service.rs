@@ -105,7 +105,7 @@ impl<S: EventStore> GameSvc<S> {
         // Boxed: awaiting a future made in the same async fn lays it out twice in the
         // caller's future, and every call would copy both.
         let outcome = Box::pin(self.hub.run(&m.game_id, Caller::Token(token.as_deref()), cmd, mutation)).await?;
-        Ok(Response::new(R::reply(convert::outcome_to(&outcome))))
+        Ok(Response::new(R::reply(convert::outcome_to(outcome))))
     }
 }
 

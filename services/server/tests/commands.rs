@@ -95,7 +95,7 @@ async fn sequence(ops: Vec<(u8, u8, u8, u8, u16)>) {
         let Ok(done) = hub.run(&id, actor, cmd, m).await else {
             continue;
         };
-        let done = weiqi_server::convert::outcome_to(&done);
+        let done = weiqi_server::convert::outcome_to(done);
         let game = hub.lock(&id).await.unwrap().game.get().clone();
         let mover = actor.seat().and_then(|s| game.color_of(s));
         for e in &done.events {

@@ -357,14 +357,17 @@ impl Board {
 
     /// Rows from top to bottom as `x` (Black), `o` (White), `.` (empty).
     pub fn rows(&self) -> Vec<String> {
+        // Built byte by byte (every answer of the service carries the board this way).
         (0..self.height)
             .map(|y| {
-                (0..self.width)
-                    .map(|x| match self.get(Point::new(x, y)) {
-                        Some(c) => c.to_char(),
-                        None => '.',
+                let row: Vec<u8> = (0..self.width)
+                    .map(|x| match self.cell(self.index(Point::new(x, y))) {
+                        BLACK => b'x',
+                        WHITE => b'o',
+                        _ => b'.',
                     })
-                    .collect()
+                    .collect();
+                String::from_utf8(row).expect("the row is ASCII")
             })
             .collect()
     }
