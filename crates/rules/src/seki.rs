@@ -66,7 +66,8 @@ fn in_seki(board: &Board, chain: &[Point]) -> bool {
     }
     // Equal liberties, all shared: filling one shortens both alike, so whoever fills first
     // is captured first, unless a fill captures a third chain or reaches an outside
-    // liberty (then it is a race).
+    // liberty (then it is a race). The rival must also make more than three points with
+    // the liberties: the nakade size, below which the filler's sacrifice can kill.
     let colours = [Color::Black, Color::White];
     if rivals
         .iter()
@@ -105,8 +106,7 @@ fn nakade(board: &Board, chain: &[Point], liberties: &[usize]) -> bool {
         return false;
     };
     let mut enclosing: Option<Vec<Point>> = None;
-    let cells = chain.iter().map(|p| board.index(*p)).chain(liberties.iter().copied());
-    for i in cells.collect::<Vec<_>>() {
+    for i in chain.iter().map(|p| board.index(*p)).chain(liberties.iter().copied()) {
         for n in board.neighbors(i) {
             let v = board.cell(n);
             if v == EMPTY || v == stone(owner) {
@@ -156,13 +156,18 @@ fn stuck(board: &Board, liberties: &[usize]) -> bool {
 /// Whether `c` filling the empty cell `i`, one of `n` shared liberties, captures nothing
 /// and leaves its chain there with fewer than `n` liberties.
 fn fill_gains_nothing(board: &Board, i: usize, c: Color, n: usize) -> bool {
-    if captures(board, i, c) {
+    let Some(b) = fill_without_capture(board, i, c) else {
         return false;
-    }
-    let mut b = board.clone();
-    b.place(i, stone(c));
+    };
     let p = b.point(i);
     b.get(p).is_none() || b.liberties(p) < n
+}
+
+/// The board after `c` plays at the empty cell `i`, or None when that captures stones.
+fn fill_without_capture(board: &Board, i: usize, c: Color) -> Option<Board> {
+    let mut b = board.clone();
+    let removed = b.place(i, stone(c));
+    (removed[c.opponent().index()] == 0).then_some(b)
 }
 
 /// The chain's liberties by padded index, sorted.
@@ -182,24 +187,13 @@ fn liberty_cells(board: &Board, chain: &[Point]) -> Vec<usize> {
 /// Whether `c` playing at the empty cell `i` captures nothing and leaves its chain there
 /// with liberties only among `within` (sorted padded indices).
 fn fill_stays_within(board: &Board, i: usize, c: Color, within: &[usize]) -> bool {
-    if captures(board, i, c) {
+    let Some(b) = fill_without_capture(board, i, c) else {
         return false;
-    }
-    let mut b = board.clone();
-    b.place(i, stone(c));
+    };
     let chain = b.chain_points(b.point(i));
     liberty_cells(&b, &chain)
         .iter()
         .all(|l| within.binary_search(l).is_ok())
-}
-
-/// Whether `c` playing at the empty cell `i` takes stones.
-fn captures(board: &Board, i: usize, c: Color) -> bool {
-    let prey = stone(c.opponent());
-    board
-        .neighbors(i)
-        .iter()
-        .any(|&n| board.cell(n) == prey && board.liberties(board.point(n)) == 1)
 }
 
 /// Whether `c` playing at the empty cell `i` leaves its chain there with at most one

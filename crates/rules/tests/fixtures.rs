@@ -10,6 +10,20 @@ fn load(name: &str) -> GameRecord {
     GameRecord::parse(&text).unwrap()
 }
 
+/// The final position of one of the GNU Go corpus games (komi 7.5, as they were played).
+fn gnugo_end(name: &str) -> State {
+    load(name).start(Rules::default().with_komi(7.5)).unwrap()
+}
+
+/// The proposal with the seki test switched off (playouts, Benson and the race rule only).
+fn proposed_without_seki(state: &State) -> Vec<Point> {
+    weiqi_rules::DeadEstimate {
+        seki: false,
+        ..Default::default()
+    }
+    .estimate(state)
+}
+
 /// R6: positional superko over the whole game, setup stones included; the same move is
 /// legal under simple ko, and the typed reason names superko.
 #[test]
@@ -139,8 +153,7 @@ fn integral_komi_draw_r9() {
 /// stones elsewhere (A2, B3, H3, H4) are proposed either way.
 #[test]
 fn a_close_capturing_race_is_not_conceded() {
-    let rec = load("close_race_gnugo.sgf");
-    let state = rec.start(Rules::default().with_komi(7.5)).unwrap();
+    let state = gnugo_end("close_race_gnugo.sgf");
     let b9 = Point::from_gtp("B9", 9).unwrap();
     let proposal = weiqi_rules::DeadEstimate::default().estimate(&state);
     assert!(!proposal.contains(&b9), "{proposal:?}");
@@ -164,8 +177,7 @@ fn a_close_capturing_race_is_not_conceded() {
 /// around it), so J4 is proposed dead, with C4: GNU Go's own list.
 #[test]
 fn a_stone_in_atari_is_not_in_a_race() {
-    let rec = load("atari_stone_gnugo.sgf");
-    let state = rec.start(Rules::default().with_komi(7.5)).unwrap();
+    let state = gnugo_end("atari_stone_gnugo.sgf");
     let proposal = weiqi_rules::DeadEstimate::default().estimate(&state);
     // (The proposal comes sorted by row, then column.)
     let gnugo: Vec<Point> = ["C4", "J4"].iter().map(|v| Point::from_gtp(v, 9).unwrap()).collect();
@@ -187,31 +199,25 @@ fn gnugo_dead(list: &[&str]) -> Vec<Point> {
 /// GNU Go's list (nothing dead).
 #[test]
 fn a_seki_of_shared_liberties_is_not_proposed_dead() {
-    let state = load("seki_shared_liberties_gnugo.sgf")
-        .start(Rules::default().with_komi(7.5))
-        .unwrap();
+    let state = gnugo_end("seki_shared_liberties_gnugo.sgf");
     assert_eq!(weiqi_rules::DeadEstimate::default().estimate(&state), gnugo_dead(&[]));
-    let without = weiqi_rules::DeadEstimate {
-        seki: false,
-        ..Default::default()
-    };
-    assert!(without.estimate(&state).contains(&Point::from_gtp("G7", 9).unwrap()));
+    assert!(proposed_without_seki(&state).contains(&Point::from_gtp("G7", 9).unwrap()));
 }
 
 /// C6: a seki where each side's liberties are points neither can fill without self-atari
 /// (another game of the same corpus): Black's H8-J8 is proposed dead by the playouts
-/// alone, alive with the seki rule, as GNU Go says.
+/// alone, alive with the seki rule, as GNU Go says; the seki stones are GNU Go's
+/// `final_status_list seki`, both sides (White could fill G9 without self-atari, joining
+/// H9 to its big chain, and then the two have the same two liberties).
 #[test]
 fn a_seki_of_cramped_liberties_is_not_proposed_dead() {
-    let state = load("seki_cramped_gnugo.sgf")
-        .start(Rules::default().with_komi(7.5))
-        .unwrap();
+    let state = gnugo_end("seki_cramped_gnugo.sgf");
     assert_eq!(weiqi_rules::DeadEstimate::default().estimate(&state), gnugo_dead(&[]));
-    let without = weiqi_rules::DeadEstimate {
-        seki: false,
-        ..Default::default()
-    };
-    assert!(without.estimate(&state).contains(&Point::from_gtp("H8", 9).unwrap()));
+    assert!(proposed_without_seki(&state).contains(&Point::from_gtp("H8", 9).unwrap()));
+    let gnugo_seki = [
+        "D9", "E9", "F5", "F8", "F9", "G4", "G5", "G6", "G7", "G8", "H6", "H8", "H9", "J5", "J6", "J7", "J8",
+    ];
+    assert_eq!(weiqi_rules::seki_stones(state.board()), gnugo_dead(&gnugo_seki));
 }
 
 /// C6: equal liberties are a race, not a seki, when filling one captures. Black's C6 and
@@ -219,9 +225,7 @@ fn a_seki_of_cramped_liberties_is_not_proposed_dead() {
 /// (in atari), so C6 is dead with them: GNU Go's list, which the proposal equals.
 #[test]
 fn equal_liberties_with_a_capture_are_not_a_seki() {
-    let state = load("race_not_seki_gnugo.sgf")
-        .start(Rules::default().with_komi(7.5))
-        .unwrap();
+    let state = gnugo_end("race_not_seki_gnugo.sgf");
     assert_eq!(
         weiqi_rules::DeadEstimate::default().estimate(&state),
         gnugo_dead(&["C6", "D7", "E2", "E6", "E7", "F2"])
@@ -235,9 +239,7 @@ fn equal_liberties_with_a_capture_are_not_a_seki() {
 /// test, still let them live).
 #[test]
 fn equal_liberties_with_an_outside_liberty_are_not_a_seki() {
-    let state = load("race_outside_liberty_gnugo.sgf")
-        .start(Rules::default().with_komi(7.5))
-        .unwrap();
+    let state = gnugo_end("race_outside_liberty_gnugo.sgf");
     assert!(weiqi_rules::seki_stones(state.board()).is_empty());
 }
 
@@ -247,8 +249,6 @@ fn equal_liberties_with_an_outside_liberty_are_not_a_seki() {
 /// fills A5. GNU Go calls the chain dead; the seki test does not hold it alive.
 #[test]
 fn one_eye_against_an_outside_liberty_is_not_a_seki() {
-    let state = load("eye_against_outside_liberty_gnugo.sgf")
-        .start(Rules::default().with_komi(7.5))
-        .unwrap();
+    let state = gnugo_end("eye_against_outside_liberty_gnugo.sgf");
     assert!(weiqi_rules::seki_stones(state.board()).is_empty());
 }
