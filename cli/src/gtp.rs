@@ -43,6 +43,10 @@ pub struct GtpArgs {
     /// test off).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     dead_seki: bool,
+    /// Dead stones at the end: judge a chain by its group too (the chains of its colour it
+    /// shares liberties with; `--dead-groups false` judges each chain alone).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    dead_groups: bool,
     /// Dead stones at the end: the playout policy (light or heavy).
     #[arg(long, default_value = "light")]
     dead_policy: Policy,
@@ -77,6 +81,7 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
             policy: args.dead_policy,
             race: args.dead_race,
             seki: args.dead_seki,
+            groups: args.dead_groups,
         },
     );
     let stdin = std::io::stdin().lock();

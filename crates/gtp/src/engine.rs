@@ -101,6 +101,7 @@ impl Engine {
             policy: estimate.policy,
             race: estimate.race,
             seki: estimate.seki,
+            groups: estimate.groups,
         };
         self
     }

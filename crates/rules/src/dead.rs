@@ -2,14 +2,16 @@
 //! certain, plus Monte Carlo ownership, which is a proposal players may change.
 //!
 //! From the final position we play `playouts` light-policy games to the end and count who
-//! owns each point (area). A chain that is not pass-alive is proposed dead when the
-//! opponent owns its points in at least `threshold` of the playouts, unless an opposing
-//! chain next to it is itself lost in at least `race` of them: a capturing race too close
-//! for random play to call is not conceded for either side. (A chain in atari races
-//! nothing, one move takes it whoever wins around it, unless a rival is in atari too.)
-//! Random play leaves living groups with two eyes alive (light playouts never fill their own eyes) and lets
-//! dead groups be captured, which is why engines from GNU Go to Pachi score this way.
-//! The RNG is seeded from the position, so the proposal is deterministic.
+//! owns each point (area). Chains of one colour that share a liberty form a group. A chain
+//! that is not pass-alive is proposed dead when the opponent owns its points, or its
+//! group's on average, in at least `threshold` of the playouts, unless the group of an
+//! opposing chain next to it is itself lost in at least `race` of them: a capturing race
+//! too close for random play to call is not conceded for either side. (A chain in atari
+//! races nothing, one move takes it whoever wins around it, unless a rival is in atari
+//! too.) Random play leaves living groups with two eyes alive (light playouts never fill
+//! their own eyes) and lets dead groups be captured, which is why engines from GNU Go to
+//! Pachi score this way. The RNG is seeded from the position, so the proposal is
+//! deterministic.
 
 use rand_core::{RngCore, impls};
 
@@ -50,8 +52,10 @@ pub struct DeadEstimate {
     /// Light or heavy (heavy never plays a self-atari of two stones or more, so a seki's
     /// chains, where either side's approach is such a self-atari, mostly survive).
     pub policy: Policy,
-    /// A chain that would be proposed dead is left alive when an opposing chain next to it
-    /// is itself lost in at least this share of the playouts: a capturing race (or seki)
+    /// A chain that would be proposed dead is left alive when the group of an opposing
+    /// chain next to it is itself lost in at least this share of the playouts (the group:
+    /// a lone stone random play often loses, whose group is safe, races nothing): a
+    /// capturing race (or seki)
     /// too close for random play to call, which a player would not concede (unless the
     /// chain is in atari and no rival is: one move takes it, whoever wins the race).
     /// Above 1: off.
@@ -60,6 +64,11 @@ pub struct DeadEstimate {
     /// liberties neither side can fill) is never proposed dead: random play fills such
     /// liberties, a player does not.
     pub seki: bool,
+    /// Chains of one colour that share a liberty (a one-point jump, a diagonal) make one
+    /// group, and a chain is judged by the larger of its own loss and its group's (the
+    /// size-weighted mean of its chains' losses): a stone beside a dead group shares its
+    /// fate even where random play lets it run.
+    pub groups: bool,
 }
 
 impl Default for DeadEstimate {
@@ -72,6 +81,7 @@ impl Default for DeadEstimate {
             policy: Policy::Light,
             race: DEFAULT_DEAD_RACE,
             seki: true,
+            groups: true,
         }
     }
 }
@@ -91,6 +101,7 @@ pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point>
         policy: Policy::Light,
         race: DEFAULT_DEAD_RACE,
         seki: true,
+        groups: true,
     }
     .estimate(state)
 }
@@ -144,12 +155,17 @@ impl DeadEstimate {
             }
             chains.push((chain, lost, settled[i]));
         }
+        let group_lost = if self.groups {
+            group_losses(board, &chain_of, &chains)
+        } else {
+            chains.iter().map(|c| c.1 as f64).collect()
+        };
         let need = (self.threshold * playouts as f64).ceil() as u32;
         let close = self.race * playouts as f64;
         // The seki test, run once and only when some chain is proposed.
         let mut seki: Option<Vec<Point>> = None;
-        for (chain, lost, settled) in &chains {
-            if *settled || playouts == 0 || *lost < need {
+        for (k, (chain, lost, settled)) in chains.iter().enumerate() {
+            if *settled || playouts == 0 || (*lost as f64).max(group_lost[k]) < need as f64 {
                 continue;
             }
             let own = board.cell(board.index(chain[0]));
@@ -166,7 +182,9 @@ impl DeadEstimate {
             // A chain in atari races nothing (one move takes it, whoever wins around it)
             // unless a rival is in atari too: then whoever moves first captures.
             let racing = board.liberties(chain[0]) > 1 || rivals().any(|n| board.liberties(board.point(n)) == 1);
-            let close_race = racing && rivals().any(|n| chains[chain_of[n]].1 as f64 >= close);
+            // (A rival's group, not the rival alone: a stone that random play loses but
+            // whose group is safe races nothing.)
+            let close_race = racing && rivals().any(|n| group_lost[chain_of[n]] >= close);
             if close_race {
                 continue;
             }
@@ -182,6 +200,51 @@ impl DeadEstimate {
         dead.dedup();
         dead
     }
+}
+
+/// Each chain's group loss: the size-weighted mean of the losses of the chains of its
+/// colour that it is linked to through shared liberties (transitively).
+fn group_losses(board: &crate::Board, chain_of: &[usize], chains: &[(Vec<Point>, u32, bool)]) -> Vec<f64> {
+    let mut parent: Vec<usize> = (0..chains.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in board.indices() {
+        if board.cell(i) != crate::board::EMPTY {
+            continue;
+        }
+        // The chains of each colour around this empty point join one group.
+        let mut first = [usize::MAX; 2];
+        for n in board.neighbors(i) {
+            let c = chain_of[n];
+            if c == usize::MAX {
+                continue;
+            }
+            let colour = usize::from(board.cell(n) == crate::board::WHITE);
+            if first[colour] == usize::MAX {
+                first[colour] = c;
+            } else {
+                let (a, b) = (root(&mut parent, first[colour]), root(&mut parent, c));
+                parent[a] = b;
+            }
+        }
+    }
+    let mut sum = vec![(0.0f64, 0usize); chains.len()];
+    for (k, (points, lost, _)) in chains.iter().enumerate() {
+        let r = root(&mut parent, k);
+        sum[r].0 += *lost as f64 * points.len() as f64;
+        sum[r].1 += points.len();
+    }
+    (0..chains.len())
+        .map(|k| {
+            let (total, stones) = sum[root(&mut parent, k)];
+            total / stones as f64
+        })
+        .collect()
 }
 
 /// How often Black and White own each point (by padded index) at the end of `playouts`
@@ -242,6 +305,30 @@ mod tests {
         let dead = estimate_dead(&s, 64, 0.9);
         assert_eq!(dead, vec![Point::new(7, 3)]);
         assert_eq!(estimate_dead(&s, 64, 0.9), dead, "deterministic");
+    }
+
+    #[test]
+    fn chains_sharing_a_liberty_share_the_size_weighted_mean_loss() {
+        // Black A5-A4 and C5 share B5 (a group); White B4 touches B5 too but joins no
+        // black group; Black E3 is on its own.
+        let b = Board::from_rows(&["x.x..", "xo...", "....x", ".....", "....."]).unwrap();
+        let mut chain_of = vec![usize::MAX; b.cell_count()];
+        let chains: Vec<(Vec<Point>, u32, bool)> = [
+            (vec![Point::new(0, 0), Point::new(0, 1)], 100),
+            (vec![Point::new(2, 0)], 400),
+            (vec![Point::new(1, 1)], 10),
+            (vec![Point::new(4, 2)], 50),
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(k, (points, lost))| {
+            for p in &points {
+                chain_of[b.index(*p)] = k;
+            }
+            (points, lost, false)
+        })
+        .collect();
+        assert_eq!(group_losses(&b, &chain_of, &chains), vec![200.0, 200.0, 10.0, 50.0]);
     }
 
     #[test]

@@ -252,3 +252,39 @@ fn one_eye_against_an_outside_liberty_is_not_a_seki() {
     let state = gnugo_end("eye_against_outside_liberty_gnugo.sgf");
     assert!(weiqi_rules::seki_stones(state.board()).is_empty());
 }
+
+/// C6: a chain shares its group's fate (GNU Go 3.8 `--level 10`, the 9x9 corpus). Black's
+/// lone E3 sits in White's lower side beside F2, which shares two of its liberties; the
+/// playouts lose F2 and the rest of Black's stones there in more than half of them but E3
+/// in fewer, because random play lets it run. Judged with its group (the size-weighted
+/// mean of the chains linked through shared liberties), E3 is dead with them, as GNU Go
+/// says.
+#[test]
+fn a_stone_beside_a_dead_group_is_dead_with_it() {
+    let state = gnugo_end("group_stone_beside_dead_gnugo.sgf");
+    assert_eq!(
+        weiqi_rules::DeadEstimate::default().estimate(&state),
+        gnugo_dead(&["C5", "D5", "E3", "E5", "F2", "F5", "G4", "H4"])
+    );
+    let alone = weiqi_rules::DeadEstimate {
+        groups: false,
+        ..Default::default()
+    };
+    let e3 = Point::from_gtp("E3", 9).unwrap();
+    assert!(!alone.estimate(&state).contains(&e3), "each chain alone: E3 lives");
+}
+
+/// C6: White's C2-C3 and D1 (sharing C1) and E2 (sharing E1 with D1) are one group inside
+/// Black's lower left; GNU Go calls all of it dead, and so does the estimate judging the
+/// group, while each chain alone leaves C2-C3 and D1 alive.
+#[test]
+fn chains_linked_by_shared_liberties_are_judged_together() {
+    let state = gnugo_end("group_diagonal_dead_gnugo.sgf");
+    let dead = gnugo_dead(&["B6", "C2", "C3", "C6", "D1", "E2"]);
+    assert_eq!(weiqi_rules::DeadEstimate::default().estimate(&state), dead);
+    let alone = weiqi_rules::DeadEstimate {
+        groups: false,
+        ..Default::default()
+    };
+    assert_ne!(alone.estimate(&state), dead);
+}

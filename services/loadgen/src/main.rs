@@ -2,7 +2,10 @@
 //! bounded time; prints calls/s and latency p50/p99/p999 (hdrhistogram). With
 //! `--compare`, first measures with the same concurrency and connections the trivial
 //! `Ping` RPC (the ceiling of the stack) and a durable `Ping` (answered after the store's
-//! group commit: the ceiling with every answer durable), and prints all three side by side.
+//! group commit: the ceiling with every answer durable) and GetGame of each task's game (a
+//! move's answer, the same game state, without deciding or writing anything), and prints
+//! them side by side. With `--server-pid` it also prints the floor of a move's server CPU
+//! that these imply: a read's plus what a durable row adds to a Ping.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -47,7 +50,8 @@ struct Args {
     /// games do (each move re-arms the game's timer on the server); 0 for no clock.
     #[arg(long, default_value_t = 0)]
     clock_s: u64,
-    /// Also measure Ping and durable Ping first, as the ceilings.
+    /// Also measure Ping and durable Ping first, as the ceilings, and GetGame of each game
+    /// (a move's answer without the move); with `--server-pid`, prints a move's CPU floor.
     #[arg(long)]
     compare: bool,
     /// Open loop: moves arrive at this many per second in all (Poisson: each game's own
@@ -278,6 +282,17 @@ impl Player {
         self.state.play(mv).map_err(|e| anyhow::anyhow!("local replay: {e}"))?;
         Ok(dt)
     }
+
+    /// One timed RPC: GetGame of this game, the same game state a move answers with.
+    async fn read(&mut self) -> anyhow::Result<Duration> {
+        let mut req = tonic::Request::new(pb::GetGameRequest {
+            game_id: self.game_id.clone(),
+        });
+        req.metadata_mut().insert("x-weiqi-game", self.route.clone());
+        let t0 = Instant::now();
+        self.clients[0].get_game(req).await?;
+        Ok(t0.elapsed())
+    }
 }
 
 /// What the client tasks call in a measurement.
@@ -286,11 +301,13 @@ enum Workload {
     Ping,
     /// Ping answered after the store's group commit.
     DurablePing,
+    /// GetGame of each task's game: a move's answer without the move.
+    Reads,
     Moves,
 }
 
 async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
-    let ping = workload != Workload::Moves;
+    let ping = matches!(workload, Workload::Ping | Workload::DurablePing);
     let durable = workload == Workload::DurablePing;
     let chans = channels(args).await?;
     let stop = Arc::new(AtomicBool::new(false));
@@ -381,6 +398,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                     None
                 };
                 let r = match &mut player {
+                    Some(p) if workload == Workload::Reads => p.read().await,
                     Some(p) => p.step(&seq).await,
                     None => {
                         let t0 = Instant::now();
@@ -575,16 +593,28 @@ fn resident_bytes(pid: u32) -> Option<u64> {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    // The two ceilings, Ping and durable Ping, with --compare.
+    // The references, with --compare: the two ceilings, Ping and durable Ping, and reads.
     let ceilings = if args.compare {
         Some((
             run(&args, Workload::Ping).await?,
             run(&args, Workload::DurablePing).await?,
+            run(&args, Workload::Reads).await?,
         ))
     } else {
         None
     };
     let moves = run(&args, Workload::Moves).await?;
+    // A move's server CPU can go no lower than a read's (the same answer) plus one durable
+    // row (what a durable Ping costs beyond a Ping): (floor, floor / durable, move / durable).
+    let floor = ceilings.as_ref().and_then(|(p, d, r)| {
+        let (p, d, r, m) = (
+            p.cpu_per_call_us()?,
+            d.cpu_per_call_us()?,
+            r.cpu_per_call_us()?,
+            moves.cpu_per_call_us()?,
+        );
+        Some((r + d - p, (r + d - p) / d, m / d))
+    });
     let rss = args.server_pid.and_then(resident_bytes);
     if args.json {
         let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "moves": moves.json() });
@@ -601,12 +631,18 @@ async fn main() -> anyhow::Result<()> {
             v["server_rss_bytes"] = b.into();
             v["server_rss_bytes_per_game"] = (b as f64 / args.games.max(1) as f64).into();
         }
-        if let Some((p, d)) = &ceilings {
+        if let Some((p, d, r)) = &ceilings {
             v["ping"] = p.json();
             v["durable_ping"] = d.json();
+            v["reads"] = r.json();
             v["throughput_ratio"] = (moves.rate() / p.rate()).into();
             v["p99_ratio"] = (moves.q(0.99) / p.q(0.99)).into();
             v["durable_ping_throughput_ratio"] = (d.rate() / p.rate()).into();
+        }
+        if let Some((floor_us, floor_ratio, move_ratio)) = floor {
+            v["move_cpu_floor_us"] = floor_us.into();
+            v["move_cpu_floor_ratio"] = floor_ratio.into();
+            v["move_cpu_ratio"] = move_ratio.into();
         }
         println!("{v}");
     } else {
@@ -626,19 +662,25 @@ async fn main() -> anyhow::Result<()> {
             "{} concurrent games on {} connections, {}x{}",
             args.games, args.connections, args.size, args.size
         );
-        if let Some((p, d)) = &ceilings {
+        if let Some((p, d, r)) = &ceilings {
             line("ping", p);
             line("durable", d);
+            line("reads", r);
         }
         line("moves", &moves);
         for (name, s) in ceilings
             .iter()
-            .flat_map(|(p, d)| [("ping", p), ("durable", d)])
+            .flat_map(|(p, d, r)| [("ping", p), ("durable", d), ("reads", r)])
             .chain([("moves", &moves)])
         {
             if let (Some(cpu), Some(per)) = (s.server_cpu_s, s.cpu_per_call_us()) {
                 println!("  server CPU, {name}: {cpu:.2} s, {per:.1} µs a call");
             }
+        }
+        if let Some((floor_us, floor_ratio, move_ratio)) = floor {
+            println!(
+                "  server CPU, a move's floor (reads + durable - ping): {floor_us:.1} µs, {floor_ratio:.2}x a durable ping; moves {move_ratio:.2}x"
+            );
         }
         if let Some((n, fewest, most, h)) = &moves.watch {
             println!(
@@ -657,13 +699,13 @@ async fn main() -> anyhow::Result<()> {
         if moves.setup_errors > 0 {
             println!("  {} games could not be set up", moves.setup_errors);
         }
-        for s in ceilings.iter().flat_map(|(p, d)| [p, d]).chain([&moves]) {
+        for s in ceilings.iter().flat_map(|(p, d, r)| [p, d, r]).chain([&moves]) {
             for (kind, (n, first)) in &s.error_kinds {
                 println!("  errors {kind}: {n} (first: {first})");
             }
         }
-        if let Some((p, d)) = &ceilings {
-            for (name, s) in [("durable", d), ("moves", &moves)] {
+        if let Some((p, d, r)) = &ceilings {
+            for (name, s) in [("durable", d), ("reads", r), ("moves", &moves)] {
                 println!(
                     "{name}/ping: throughput {:.0}%, p99 {:.2}x",
                     100.0 * s.rate() / p.rate(),

@@ -1,0 +1,99 @@
+//! The load generator against a real server in this process: it reports errors instead
+//! of stopping at the first, and `--compare` measures its references and a move's floor.
+
+/// A server on a loopback port with its own data directory, changed by `tune`.
+async fn server(name: &str, tune: impl FnOnce(&mut weiqi_server::ServerConfig)) -> weiqi_server::Running {
+    let dir = std::env::temp_dir().join(format!("weiqi-loadgen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cfg = weiqi_server::ServerConfig::load(None).unwrap();
+    cfg.listen = "127.0.0.1:0".into();
+    cfg.metrics_listen = String::new();
+    cfg.web_listen = String::new();
+    cfg.data_dir = dir;
+    tune(&mut cfg);
+    weiqi_server::start(cfg).await.unwrap()
+}
+
+/// Runs the load generator with `args` against `addr` and parses its `--json` line.
+async fn loadgen(addr: String, args: &'static [&'static str]) -> serde_json::Value {
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_weiqi-loadgen"))
+            .args(["--addr", &addr, "--json"])
+            .args(args)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
+/// A server whose per-client quota lets only 5 of 12 games be created. (At 20,000 games on
+/// 8 connections, an h2 GOAWAY once ended the whole run with "broken pipe".)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_failures_are_counted_and_the_run_goes_on() {
+    let server = server("errors", |cfg| {
+        cfg.limits.creates_per_minute = 1;
+        cfg.limits.create_burst = 5;
+    })
+    .await;
+    let addr = format!("http://{}", server.addr);
+    let args = &["--games", "12", "--connections", "2", "--seconds", "1", "--size", "9"];
+    let v = loadgen(addr, args).await;
+    let moves = &v["moves"];
+    assert_eq!(moves["setup_errors"], 7, "{v}");
+    // (Games that end start new ones, which the quota refuses too.)
+    assert!(
+        moves["error_kinds"]["ResourceExhausted"]["count"].as_u64().unwrap() >= 7,
+        "{v}"
+    );
+    assert!(moves["calls"].as_u64().unwrap() > 0, "the five games played: {v}");
+    server.shutdown().await.unwrap();
+}
+
+/// `--compare` measures Ping, durable Ping and reads before the moves, each with its own
+/// calls and the server's CPU per call, and the floor of a move's CPU they imply (issue 22).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_measures_the_references_and_a_moves_floor() {
+    let server = server("compare", |_| {}).await;
+    let addr = format!("http://{}", server.addr);
+    // The server runs in this process, so this process's CPU is the server's (and a
+    // little of the test's).
+    let pid: &'static str = Box::leak(std::process::id().to_string().into_boxed_str());
+    let args: &'static [&'static str] = Box::leak(Box::new([
+        "--games",
+        "4",
+        "--connections",
+        "2",
+        "--seconds",
+        "0.5",
+        "--size",
+        "9",
+        "--compare",
+        "--server-pid",
+        pid,
+    ]));
+    let v = loadgen(addr, args).await;
+    for name in ["ping", "durable_ping", "reads", "moves"] {
+        assert!(v[name]["calls"].as_u64().unwrap() > 0, "{name}: {v}");
+        assert_eq!(v[name]["errors"], 0, "{name}: {v}");
+        assert!(v[name]["server_cpu_per_call_us"].as_f64().unwrap() > 0.0, "{name}: {v}");
+    }
+    let cpu = |name: &str| v[name]["server_cpu_per_call_us"].as_f64().unwrap();
+    let floor = v["move_cpu_floor_us"].as_f64().unwrap();
+    assert!(
+        (floor - (cpu("reads") + cpu("durable_ping") - cpu("ping"))).abs() < 1e-6,
+        "{v}"
+    );
+    assert!(
+        (v["move_cpu_ratio"].as_f64().unwrap() - cpu("moves") / cpu("durable_ping")).abs() < 1e-9,
+        "{v}"
+    );
+    server.shutdown().await.unwrap();
+}
