@@ -98,10 +98,7 @@ impl Engine {
         self.dead_estimate = DeadEstimate {
             playouts: estimate.playouts.max(1),
             threshold: estimate.threshold.clamp(0.0, 1.0),
-            policy: estimate.policy,
-            race: estimate.race,
-            seki: estimate.seki,
-            groups: estimate.groups,
+            ..estimate
         };
         self
     }

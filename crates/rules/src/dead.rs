@@ -93,15 +93,12 @@ pub const DEFAULT_DEAD_THRESHOLD: f64 = 0.5;
 /// The default estimate's share at which a neighbouring chain's loss makes a race close.
 pub const DEFAULT_DEAD_RACE: f64 = 0.35;
 
-/// [`DeadEstimate::estimate`] with the given playouts and threshold, light playouts.
+/// [`DeadEstimate::estimate`] with the given playouts and threshold, the rest default.
 pub fn estimate_dead(state: &State, playouts: u32, threshold: f64) -> Vec<Point> {
     DeadEstimate {
         playouts,
         threshold,
-        policy: Policy::Light,
-        race: DEFAULT_DEAD_RACE,
-        seki: true,
-        groups: true,
+        ..DeadEstimate::default()
     }
     .estimate(state)
 }

@@ -15,7 +15,8 @@ async fn server(name: &str, tune: impl FnOnce(&mut weiqi_server::ServerConfig)) 
 }
 
 /// Runs the load generator with `args` against `addr` and parses its `--json` line.
-async fn loadgen(addr: String, args: &'static [&'static str]) -> serde_json::Value {
+async fn loadgen(addr: String, args: &[&str]) -> serde_json::Value {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(env!("CARGO_BIN_EXE_weiqi-loadgen"))
             .args(["--addr", &addr, "--json"])
@@ -65,8 +66,8 @@ async fn compare_measures_the_references_and_a_moves_floor() {
     let addr = format!("http://{}", server.addr);
     // The server runs in this process, so this process's CPU is the server's (and a
     // little of the test's).
-    let pid: &'static str = Box::leak(std::process::id().to_string().into_boxed_str());
-    let args: &'static [&'static str] = Box::leak(Box::new([
+    let pid = std::process::id().to_string();
+    let args = [
         "--games",
         "4",
         "--connections",
@@ -77,9 +78,9 @@ async fn compare_measures_the_references_and_a_moves_floor() {
         "9",
         "--compare",
         "--server-pid",
-        pid,
-    ]));
-    let v = loadgen(addr, args).await;
+        &pid,
+    ];
+    let v = loadgen(addr, &args).await;
     for name in ["ping", "durable_ping", "reads", "moves"] {
         assert!(v[name]["calls"].as_u64().unwrap() > 0, "{name}: {v}");
         assert_eq!(v[name]["errors"], 0, "{name}: {v}");

@@ -1,0 +1,187 @@
+//! What a run measured, and how it is reported: the statistics of one workload, and the
+//! text or JSON summary of a whole run.
+
+use hdrhistogram::Histogram;
+
+use crate::Args;
+
+/// One workload's measurement: calls, errors, latencies, and the server's CPU.
+pub(crate) struct Stats {
+    pub(crate) calls: u64,
+    pub(crate) errors: u64,
+    /// Games whose creation or join failed (they take no part in the run).
+    pub(crate) setup_errors: u64,
+    /// How many errors of each kind (the gRPC code, or "transport"), and the first
+    /// message of each: a run reports its errors instead of stopping at the first.
+    pub(crate) error_kinds: std::collections::BTreeMap<String, (u64, String)>,
+    pub(crate) wall_s: f64,
+    pub(crate) hist: Histogram<u64>,
+    /// With `--watchers`: streams opened, the fewest and most moves one of them received,
+    /// and the delivery delays (µs, at ms resolution: server time to arrival).
+    pub(crate) watch: Option<(usize, u64, u64, Histogram<u64>)>,
+    /// With `--server-pid`: the server's CPU seconds (user and system) over the measured
+    /// window, for its CPU per call.
+    pub(crate) server_cpu_s: Option<f64>,
+}
+
+impl Stats {
+    /// The server's CPU per answered call, in microseconds.
+    pub(crate) fn cpu_per_call_us(&self) -> Option<f64> {
+        Some(self.server_cpu_s? * 1e6 / self.calls.max(1) as f64)
+    }
+
+    pub(crate) fn rate(&self) -> f64 {
+        self.calls as f64 / self.wall_s
+    }
+    pub(crate) fn q(&self, q: f64) -> f64 {
+        self.hist.value_at_quantile(q) as f64 / 1000.0
+    }
+
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "calls": self.calls, "errors": self.errors, "setup_errors": self.setup_errors, "wall_s": self.wall_s, "calls_per_s": self.rate(),
+            "error_kinds": self.error_kinds.iter().map(|(k, (n, first))| (k.clone(), serde_json::json!({"count": n, "first": first}))).collect::<serde_json::Map<_, _>>(),
+            "p50_ms": self.q(0.5), "p99_ms": self.q(0.99), "p999_ms": self.q(0.999),
+            "server_cpu_s": self.server_cpu_s, "server_cpu_per_call_us": self.cpu_per_call_us(),
+        })
+    }
+}
+
+/// Counts an error by its kind (the gRPC code, or "transport"), keeping the first
+/// message of each kind.
+pub(crate) fn count_error(kinds: &mut std::collections::BTreeMap<String, (u64, String)>, e: &anyhow::Error) {
+    let kind = match e.downcast_ref::<tonic::Status>() {
+        Some(s) => format!("{:?}", s.code()),
+        None => "transport".to_string(),
+    };
+    kinds.entry(kind).or_insert((0, format!("{e:#}"))).0 += 1;
+}
+
+/// Adds one task's samples (microseconds) to the run's histogram.
+pub(crate) fn record_all(hist: &mut Histogram<u64>, samples: Vec<u64>) -> anyhow::Result<()> {
+    for s in samples {
+        hist.record(s.min(hist.high()))?;
+    }
+    Ok(())
+}
+
+/// The references measured with `--compare`: Ping, durable Ping and reads.
+pub(crate) type References = (Stats, Stats, Stats);
+
+/// A move's server CPU can go no lower than a read's (the same answer) plus one durable row
+/// (what a durable Ping costs beyond a Ping): (floor µs, floor / durable, move / durable).
+pub(crate) fn move_floor(refs: &Option<References>, moves: &Stats) -> Option<(f64, f64, f64)> {
+    let (p, d, r) = refs.as_ref()?;
+    let (p, d, r, m) = (
+        p.cpu_per_call_us()?,
+        d.cpu_per_call_us()?,
+        r.cpu_per_call_us()?,
+        moves.cpu_per_call_us()?,
+    );
+    Some((r + d - p, (r + d - p) / d, m / d))
+}
+
+/// The run as one JSON line (`--json`).
+pub(crate) fn print_json(args: &Args, ceilings: &Option<References>, moves: &Stats, rss: Option<u64>) {
+    let floor = move_floor(ceilings, moves);
+    let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "moves": moves.json() });
+    v["rate"] = args.rate.into();
+    v["think_ms"] = args.think_ms.into();
+    if let Some((n, fewest, most, h)) = &moves.watch {
+        v["watchers"] = serde_json::json!({
+            "streams": n, "moves_fewest": fewest, "moves_most": most,
+            "delivery_p50_ms": h.value_at_quantile(0.5) as f64 / 1000.0,
+            "delivery_p99_ms": h.value_at_quantile(0.99) as f64 / 1000.0,
+        });
+    }
+    if let Some(b) = rss {
+        v["server_rss_bytes"] = b.into();
+        v["server_rss_bytes_per_game"] = (b as f64 / args.games.max(1) as f64).into();
+    }
+    if let Some((p, d, r)) = &ceilings {
+        v["ping"] = p.json();
+        v["durable_ping"] = d.json();
+        v["reads"] = r.json();
+        v["throughput_ratio"] = (moves.rate() / p.rate()).into();
+        v["p99_ratio"] = (moves.q(0.99) / p.q(0.99)).into();
+        v["durable_ping_throughput_ratio"] = (d.rate() / p.rate()).into();
+    }
+    if let Some((floor_us, floor_ratio, move_ratio)) = floor {
+        v["move_cpu_floor_us"] = floor_us.into();
+        v["move_cpu_floor_ratio"] = floor_ratio.into();
+        v["move_cpu_ratio"] = move_ratio.into();
+    }
+    println!("{v}");
+}
+
+/// The run as text.
+pub(crate) fn print_text(args: &Args, ceilings: &Option<References>, moves: &Stats, rss: Option<u64>) {
+    let floor = move_floor(ceilings, moves);
+    let line = |name: &str, s: &Stats| {
+        println!(
+            "{name:>7}: {:>9.0} calls/s  p50 {:>7.2} ms  p99 {:>7.2} ms  p999 {:>7.2} ms  ({} calls, {} errors, {:.1} s)",
+            s.rate(),
+            s.q(0.5),
+            s.q(0.99),
+            s.q(0.999),
+            s.calls,
+            s.errors,
+            s.wall_s
+        )
+    };
+    println!(
+        "{} concurrent games on {} connections, {}x{}",
+        args.games, args.connections, args.size, args.size
+    );
+    if let Some((p, d, r)) = &ceilings {
+        line("ping", p);
+        line("durable", d);
+        line("reads", r);
+    }
+    line("moves", moves);
+    for (name, s) in ceilings
+        .iter()
+        .flat_map(|(p, d, r)| [("ping", p), ("durable", d), ("reads", r)])
+        .chain([("moves", moves)])
+    {
+        if let (Some(cpu), Some(per)) = (s.server_cpu_s, s.cpu_per_call_us()) {
+            println!("  server CPU, {name}: {cpu:.2} s, {per:.1} µs a call");
+        }
+    }
+    if let Some((floor_us, floor_ratio, move_ratio)) = floor {
+        println!(
+            "  server CPU, a move's floor (reads + durable - ping): {floor_us:.1} µs, {floor_ratio:.2}x a durable ping; moves {move_ratio:.2}x"
+        );
+    }
+    if let Some((n, fewest, most, h)) = &moves.watch {
+        println!(
+            "  watchers: {n} streams on one game, {fewest}..{most} moves each, delivery p50 {:.0} ms  p99 {:.0} ms",
+            h.value_at_quantile(0.5) as f64 / 1000.0,
+            h.value_at_quantile(0.99) as f64 / 1000.0
+        );
+    }
+    if let Some(b) = rss {
+        println!(
+            "  server memory: {:.1} MB resident, {:.1} KB per game",
+            b as f64 / 1e6,
+            b as f64 / 1e3 / args.games.max(1) as f64
+        );
+    }
+    if moves.setup_errors > 0 {
+        println!("  {} games could not be set up", moves.setup_errors);
+    }
+    for s in ceilings.iter().flat_map(|(p, d, r)| [p, d, r]).chain([moves]) {
+        for (kind, (n, first)) in &s.error_kinds {
+            println!("  errors {kind}: {n} (first: {first})");
+        }
+    }
+    if let Some((p, d, r)) = &ceilings {
+        for (name, s) in [("durable", d), ("reads", r), ("moves", moves)] {
+            println!(
+                "{name}/ping: throughput {:.0}%, p99 {:.2}x",
+                100.0 * s.rate() / p.rate(),
+                s.q(0.99) / p.q(0.99)
+            );
+        }
+    }
+}
