@@ -79,6 +79,11 @@ struct Args {
     /// game hold more (moves, repetition keys, clock readings) than fresh ones.
     #[arg(long, default_value_t = 0)]
     opening_moves: u32,
+    /// Repeats the whole measurement this many times, each workload `--seconds` a round,
+    /// and reports the sums: with `--compare` the workloads take turns, so a machine whose
+    /// speed drifts (a shared host) weighs on all of them alike.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    rounds: u32,
     #[arg(long)]
     json: bool,
 }
@@ -534,20 +539,34 @@ fn resident_bytes(pid: u32) -> Option<u64> {
     Some(kb * 1024)
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
-    // The references, with --compare: the two ceilings, Ping and durable Ping, and reads.
+/// One round: with `--compare`, the references first (the two ceilings, Ping and durable
+/// Ping, and reads), then moves.
+async fn round(args: &Args) -> anyhow::Result<(Option<report::References>, Stats)> {
     let ceilings = if args.compare {
         Some((
-            run(&args, Workload::Ping).await?,
-            run(&args, Workload::DurablePing).await?,
-            run(&args, Workload::Reads).await?,
+            run(args, Workload::Ping).await?,
+            run(args, Workload::DurablePing).await?,
+            run(args, Workload::Reads).await?,
         ))
     } else {
         None
     };
-    let moves = run(&args, Workload::Moves).await?;
+    Ok((ceilings, run(args, Workload::Moves).await?))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let (mut ceilings, mut moves) = round(&args).await?;
+    for _ in 1..args.rounds {
+        let (c, m) = round(&args).await?;
+        if let (Some(sum), Some(c)) = (&mut ceilings, c) {
+            sum.0.merge(c.0)?;
+            sum.1.merge(c.1)?;
+            sum.2.merge(c.2)?;
+        }
+        moves.merge(m)?;
+    }
     let rss = args.server_pid.and_then(resident_bytes);
     if args.json {
         report::print_json(&args, &ceilings, &moves, rss);

@@ -30,6 +30,28 @@ impl Stats {
         Some(self.server_cpu_s? * 1e6 / self.calls.max(1) as f64)
     }
 
+    /// Adds another round of the same workload: calls, errors, time, latencies and CPU
+    /// sum (a round without a CPU reading leaves the sum without one).
+    pub(crate) fn merge(&mut self, other: Stats) -> anyhow::Result<()> {
+        self.calls += other.calls;
+        self.errors += other.errors;
+        self.setup_errors += other.setup_errors;
+        for (kind, (n, first)) in other.error_kinds {
+            self.error_kinds.entry(kind).or_insert((0, first)).0 += n;
+        }
+        self.wall_s += other.wall_s;
+        self.hist.add(&other.hist)?;
+        self.watch = match (self.watch.take(), other.watch) {
+            (Some((n, fewest, most, mut hist)), Some((n2, fewest2, most2, hist2))) => {
+                hist.add(&hist2)?;
+                Some((n.max(n2), fewest.min(fewest2), most.max(most2), hist))
+            }
+            (w, None) | (None, w) => w,
+        };
+        self.server_cpu_s = self.server_cpu_s.zip(other.server_cpu_s).map(|(a, b)| a + b);
+        Ok(())
+    }
+
     pub(crate) fn rate(&self) -> f64 {
         self.calls as f64 / self.wall_s
     }
@@ -84,7 +106,7 @@ pub(crate) fn move_floor(refs: &Option<References>, moves: &Stats) -> Option<(f6
 /// The run as one JSON line (`--json`).
 pub(crate) fn print_json(args: &Args, ceilings: &Option<References>, moves: &Stats, rss: Option<u64>) {
     let floor = move_floor(ceilings, moves);
-    let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "moves": moves.json() });
+    let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "rounds": args.rounds, "moves": moves.json() });
     v["rate"] = args.rate.into();
     v["think_ms"] = args.think_ms.into();
     if let Some((n, fewest, most, h)) = &moves.watch {
@@ -130,8 +152,16 @@ pub(crate) fn print_text(args: &Args, ceilings: &Option<References>, moves: &Sta
         )
     };
     println!(
-        "{} concurrent games on {} connections, {}x{}",
-        args.games, args.connections, args.size, args.size
+        "{} concurrent games on {} connections, {}x{}{}",
+        args.games,
+        args.connections,
+        args.size,
+        args.size,
+        if args.rounds > 1 {
+            format!(", sums of {} rounds", args.rounds)
+        } else {
+            String::new()
+        }
     );
     if let Some((p, d, r)) = &ceilings {
         line("ping", p);

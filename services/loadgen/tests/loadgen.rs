@@ -59,10 +59,12 @@ async fn setup_failures_are_counted_and_the_run_goes_on() {
 }
 
 /// `--compare` measures Ping, durable Ping and reads before the moves, each with its own
-/// calls and the server's CPU per call, and the floor of a move's CPU they imply (issue 22).
+/// calls and the server's CPU per call, and the floor of a move's CPU they imply (issue 22);
+/// with `--rounds 2` every workload runs twice, taking turns, and reports the sums.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compare_measures_the_references_and_a_moves_floor() {
-    let server = server("compare", |_| {}).await;
+    // (No quota on creations: each round's games are new, as many as the run's rate makes.)
+    let server = server("compare", |c| c.limits.creates_per_minute = 0).await;
     let addr = format!("http://{}", server.addr);
     // The server runs in this process, so this process's CPU is the server's (and a
     // little of the test's).
@@ -77,6 +79,8 @@ async fn compare_measures_the_references_and_a_moves_floor() {
         "--size",
         "9",
         "--compare",
+        "--rounds",
+        "2",
         "--server-pid",
         &pid,
     ];
@@ -85,7 +89,10 @@ async fn compare_measures_the_references_and_a_moves_floor() {
         assert!(v[name]["calls"].as_u64().unwrap() > 0, "{name}: {v}");
         assert_eq!(v[name]["errors"], 0, "{name}: {v}");
         assert!(v[name]["server_cpu_per_call_us"].as_f64().unwrap() > 0.0, "{name}: {v}");
+        // Two rounds of at least 0.5 s each.
+        assert!(v[name]["wall_s"].as_f64().unwrap() >= 1.0, "{name}: {v}");
     }
+    assert_eq!(v["rounds"], 2, "{v}");
     let cpu = |name: &str| v[name]["server_cpu_per_call_us"].as_f64().unwrap();
     let floor = v["move_cpu_floor_us"].as_f64().unwrap();
     assert!(
