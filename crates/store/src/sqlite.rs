@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
 use futures::TryStreamExt;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -371,6 +372,41 @@ fn multi_row_sql(head: &str, row: &str, rows: usize, tail: &str) -> String {
     format!("{head} VALUES {} {tail}", vec![row; rows].join(", "))
 }
 
+/// One multi-row statement in every length [`chunks`] makes (1, 2, 4, ... 64 rows), built
+/// once rather than formatted for every chunk of every commit.
+struct Shapes([String; 7]);
+
+impl Shapes {
+    fn new(head: &str, row: &str, tail: &str) -> Shapes {
+        Shapes(std::array::from_fn(|k| multi_row_sql(head, row, 1 << k, tail)))
+    }
+
+    /// The statement for a chunk of `rows` rows (a power of two up to 64).
+    fn of(&self, rows: usize) -> &str {
+        &self.0[rows.trailing_zeros() as usize]
+    }
+}
+
+static GAME_ROWS: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::new(
+        "INSERT INTO games (game_no, game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
+                            move_number, rules, finished, updated_ms)",
+        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "ON CONFLICT (game_no) DO UPDATE SET last_seq = excluded.last_seq, phase = excluded.phase,
+          move_number = excluded.move_number, finished = excluded.finished, updated_ms = excluded.updated_ms,
+          guest_token_hash = COALESCE(excluded.guest_token_hash, games.guest_token_hash)",
+    )
+});
+static EVENT_ROWS: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::new(
+        "INSERT INTO events (game_no, seq, request_id, body)",
+        "(?, ?, ?, ?)",
+        "",
+    )
+});
+static PROBE_ROWS: LazyLock<Shapes> =
+    LazyLock::new(|| Shapes::new("INSERT OR REPLACE INTO probes (slot, at_ms, payload)", "(?, ?, ?)", ""));
+
 /// An append that passed the concurrency check, with its game's key.
 struct Accepted<'a> {
     append: &'a Append,
@@ -385,7 +421,7 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
     let mut accepted: Vec<Accepted<'_>> = Vec::new();
     let mut heartbeat: Option<u64> = None;
     let mut probes: Vec<(i64, u64, &[u8])> = Vec::new();
-    let mut touched: Vec<String> = Vec::new();
+    let mut touched: Vec<&str> = Vec::new();
     for (write, _) in batch {
         match write {
             Write::Probe(ms, payload) => {
@@ -430,14 +466,16 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
                         games.next_no - 1
                     }
                 };
-                games.known.insert(
-                    a.game_id.clone(),
-                    Known {
-                        game_no,
-                        last_seq: a.expected_seq + a.events.len() as u64,
-                    },
-                );
-                touched.push(a.game_id.clone());
+                let last_seq = a.expected_seq + a.events.len() as u64;
+                // (Most appends are to a game already cached: updated in place, its id not
+                // copied.)
+                match games.known.get_mut(&a.game_id) {
+                    Some(k) => k.last_seq = last_seq,
+                    None => {
+                        games.known.insert(a.game_id.clone(), Known { game_no, last_seq });
+                    }
+                }
+                touched.push(&a.game_id);
                 accepted.push(Accepted {
                     append: a,
                     bodies,
@@ -451,7 +489,7 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
     if let Err(e) = write_accepted(conn, &accepted, heartbeat, &probes).await {
         // Nothing of this batch is on disk: forget what we assumed and fail the accepted.
         for id in touched {
-            games.known.remove(&id);
+            games.known.remove(id);
         }
         let msg = e.to_string();
         return results
@@ -490,16 +528,7 @@ async fn write_accepted(
         })
         .collect();
     for chunk in chunks(&rows) {
-        let sql = multi_row_sql(
-            "INSERT INTO games (game_no, game_id, host_token_hash, guest_token_hash, last_seq, phase, board_size,
-                                move_number, rules, finished, updated_ms)",
-            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            chunk.len(),
-            "ON CONFLICT (game_no) DO UPDATE SET last_seq = excluded.last_seq, phase = excluded.phase,
-              move_number = excluded.move_number, finished = excluded.finished, updated_ms = excluded.updated_ms,
-              guest_token_hash = COALESCE(excluded.guest_token_hash, games.guest_token_hash)",
-        );
-        let mut q = sqlx::query(&sql);
+        let mut q = sqlx::query(GAME_ROWS.of(chunk.len()));
         for (acc, s) in chunk {
             let s = crate::SummaryColumns::of(*s);
             let a = acc.append;
@@ -527,26 +556,14 @@ async fn write_accepted(
         }
     }
     for chunk in chunks(&events) {
-        let sql = multi_row_sql(
-            "INSERT INTO events (game_no, seq, request_id, body)",
-            "(?, ?, ?, ?)",
-            chunk.len(),
-            "",
-        );
-        let mut q = sqlx::query(&sql);
+        let mut q = sqlx::query(EVENT_ROWS.of(chunk.len()));
         for (no, seq, rid, body) in chunk {
             q = q.bind(*no).bind(*seq).bind(*rid).bind(*body);
         }
         q.execute(&mut *tx).await?;
     }
     for chunk in chunks(probes) {
-        let sql = multi_row_sql(
-            "INSERT OR REPLACE INTO probes (slot, at_ms, payload)",
-            "(?, ?, ?)",
-            chunk.len(),
-            "",
-        );
-        let mut q = sqlx::query(&sql);
+        let mut q = sqlx::query(PROBE_ROWS.of(chunk.len()));
         for (slot, ms, payload) in chunk {
             q = q.bind(*slot).bind(*ms as i64).bind(*payload);
         }
@@ -598,5 +615,33 @@ impl Liveness for SqliteStore {
 
     async fn probe(&self, now_ms: u64, payload: &[u8]) -> Result<(), StoreError> {
         self.write(Write::Probe(now_ms, payload.to_vec())).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every chunk a batch is cut into has its statement, with one row of placeholders per
+    /// item: the cached shapes cover every length `chunks` makes.
+    #[test]
+    fn every_chunk_has_a_statement_of_its_length() {
+        for n in 1..300 {
+            let items = vec![0u8; n];
+            let mut covered = 0;
+            for chunk in chunks(&items) {
+                assert_eq!(EVENT_ROWS.of(chunk.len()).matches("(?, ?, ?, ?)").count(), chunk.len());
+                assert_eq!(PROBE_ROWS.of(chunk.len()).matches("(?, ?, ?)").count(), chunk.len());
+                assert_eq!(
+                    GAME_ROWS
+                        .of(chunk.len())
+                        .matches("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                        .count(),
+                    chunk.len()
+                );
+                covered += chunk.len();
+            }
+            assert_eq!(covered, n);
+        }
     }
 }
