@@ -27,7 +27,7 @@ use weiqi_proto::v1::game_service_client::GameServiceClient;
 use weiqi_rules::{Move, Policy, Rules, State};
 
 mod report;
-use report::{Stats, count_error, record_all};
+use report::{Stats, add_error_kinds, count_error, record_all};
 
 #[derive(Parser, Clone)]
 #[command(name = "weiqi-loadgen", about = "Load generator for the weiqi game service")]
@@ -416,9 +416,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         let (c, e, h, k) = t.await?;
         total.calls += c;
         total.errors += e;
-        for (kind, (n, first)) in k {
-            total.error_kinds.entry(kind).or_insert((0, first)).0 += n;
-        }
+        add_error_kinds(&mut total.error_kinds, k);
         record_all(&mut total.hist, h)?;
     }
     total.wall_s = start.elapsed().as_secs_f64();

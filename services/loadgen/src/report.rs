@@ -36,9 +36,7 @@ impl Stats {
         self.calls += other.calls;
         self.errors += other.errors;
         self.setup_errors += other.setup_errors;
-        for (kind, (n, first)) in other.error_kinds {
-            self.error_kinds.entry(kind).or_insert((0, first)).0 += n;
-        }
+        add_error_kinds(&mut self.error_kinds, other.error_kinds);
         self.wall_s += other.wall_s;
         self.hist.add(&other.hist)?;
         self.watch = match (self.watch.take(), other.watch) {
@@ -77,6 +75,17 @@ pub(crate) fn count_error(kinds: &mut std::collections::BTreeMap<String, (u64, S
         None => "transport".to_string(),
     };
     kinds.entry(kind).or_insert((0, format!("{e:#}"))).0 += 1;
+}
+
+/// Adds `from`'s error counts to `into` (one task's to its run's, or one round's to the
+/// sum), keeping the first message `into` already has of each kind.
+pub(crate) fn add_error_kinds(
+    into: &mut std::collections::BTreeMap<String, (u64, String)>,
+    from: std::collections::BTreeMap<String, (u64, String)>,
+) {
+    for (kind, (n, first)) in from {
+        into.entry(kind).or_insert((0, first)).0 += n;
+    }
 }
 
 /// Adds one task's samples (microseconds) to the run's histogram.
