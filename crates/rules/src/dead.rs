@@ -8,10 +8,10 @@
 //! opposing chain next to it is itself lost in at least `race` of them: a capturing race
 //! too close for random play to call is not conceded for either side. (A chain in atari
 //! races nothing, one move takes it whoever wins around it, unless a rival is in atari
-//! too.) Random play leaves living groups with two eyes alive (light playouts never fill
-//! their own eyes) and lets dead groups be captured, which is why engines from GNU Go to
-//! Pachi score this way. The RNG is seeded from the position, so the proposal is
-//! deterministic.
+//! too; nor does a chain race a rival with two liberties more than its own.) Random play
+//! leaves living groups with two eyes alive (light playouts never fill their own eyes) and
+//! lets dead groups be captured, which is why engines from GNU Go to Pachi score this way.
+//! The RNG is seeded from the position, so the proposal is deterministic.
 
 use rand_core::{RngCore, impls};
 
@@ -57,8 +57,9 @@ pub struct DeadEstimate {
     /// a lone stone random play often loses, whose group is safe, races nothing): a
     /// capturing race (or seki)
     /// too close for random play to call, which a player would not concede (unless the
-    /// chain is in atari and no rival is: one move takes it, whoever wins the race).
-    /// Above 1: off.
+    /// chain is in atari and no rival is: one move takes it, whoever wins the race; and
+    /// not against a rival with two liberties more than the chain, which wins their race
+    /// even when the chain moves first). Above 1: off.
     pub race: f64,
     /// A chain in seki ([`crate::seki_stones`]: both sides of chains that live on shared
     /// liberties neither side can fill) is never proposed dead: random play fills such
@@ -178,10 +179,13 @@ impl DeadEstimate {
             };
             // A chain in atari races nothing (one move takes it, whoever wins around it)
             // unless a rival is in atari too: then whoever moves first captures.
-            let racing = board.liberties(chain[0]) > 1 || rivals().any(|n| board.liberties(board.point(n)) == 1);
+            let libs = board.liberties(chain[0]);
+            let racing = libs > 1 || rivals().any(|n| board.liberties(board.point(n)) == 1);
             // (A rival's group, not the rival alone: a stone that random play loses but
-            // whose group is safe races nothing.)
-            let close_race = racing && rivals().any(|n| group_lost[chain_of[n]] >= close);
+            // whose group is safe races nothing. A rival with two liberties more than this
+            // chain wins their race even when this chain moves first.)
+            let close_race = racing
+                && rivals().any(|n| group_lost[chain_of[n]] >= close && board.liberties(board.point(n)) <= libs + 1);
             if close_race {
                 continue;
             }
