@@ -8,7 +8,7 @@
 //! opposing chain next to it is itself lost in at least `race` of them: a capturing race
 //! too close for random play to call is not conceded for either side. (A chain in atari
 //! races nothing, one move takes it whoever wins around it, unless a rival is in atari
-//! too; nor does a chain race a rival with two liberties more than its own.) Random play
+//! too; nor does a chain race a rival with at least two liberties more.) Random play
 //! leaves living groups with two eyes alive (light playouts never fill their own eyes) and
 //! lets dead groups be captured, which is why engines from GNU Go to Pachi score this way.
 //! The RNG is seeded from the position, so the proposal is deterministic.
@@ -58,8 +58,8 @@ pub struct DeadEstimate {
     /// capturing race (or seki)
     /// too close for random play to call, which a player would not concede (unless the
     /// chain is in atari and no rival is: one move takes it, whoever wins the race; and
-    /// not against a rival with two liberties more than the chain, which wins their race
-    /// even when the chain moves first). Above 1: off.
+    /// not against a rival with at least two liberties more than the chain, which wins
+    /// their race even when the chain moves first). Above 1: off.
     pub race: f64,
     /// A chain in seki ([`crate::seki_stones`]: both sides of chains that live on shared
     /// liberties neither side can fill) is never proposed dead: random play fills such
@@ -108,8 +108,8 @@ impl DeadEstimate {
     /// Proposes the dead stones of a finished position: every stone inside the opponent's
     /// pass-alive territory, and every other chain (never a pass-alive one) whose points
     /// the opponent owns in at least `threshold` of `playouts` random continuations, unless
-    /// it is in a close race (an opposing neighbour lost in at least `race` of them).
-    /// Deterministic: the generator is seeded from the position.
+    /// it is in a close race (an opposing neighbour lost in at least `race` of them, with
+    /// at most one liberty more than the chain). Deterministic: the generator is seeded from the position.
     pub fn estimate(&self, state: &State) -> Vec<Point> {
         let board = state.board();
         let mut dead: Vec<Point> = benson::unconditionally_dead(board);
@@ -182,8 +182,10 @@ impl DeadEstimate {
             let libs = board.liberties(chain[0]);
             let racing = libs > 1 || rivals().any(|n| board.liberties(board.point(n)) == 1);
             // (A rival's group, not the rival alone: a stone that random play loses but
-            // whose group is safe races nothing. A rival with two liberties more than this
-            // chain wins their race even when this chain moves first.)
+            // whose group is safe races nothing. Nor does a rival with at least two liberties
+            // more than this chain: one more already wins a plain race with the chain to
+            // move; the second is a margin for what a count misses, a capture or a
+            // connection that gains the chain a liberty.)
             let close_race = racing
                 && rivals().any(|n| group_lost[chain_of[n]] >= close && board.liberties(board.point(n)) <= libs + 1);
             if close_race {

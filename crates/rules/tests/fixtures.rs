@@ -292,10 +292,12 @@ fn chains_linked_by_shared_liberties_are_judged_together() {
 /// C6: a chain two liberties short of its rival loses their race, however uncertain the
 /// rival's group (GNU Go 3.8 `--level 1`, the 19x19 corpus). Black's B5-B6-C6 has two
 /// liberties (A5, B4) inside White's lower-left corner; White's C1-C5 chain beside it has
-/// four (B1-B4), and the black wall around White's corner makes random play lose White's
-/// group in over a third of the playouts. Black cannot win that race even moving first,
-/// so the three stones are dead, as GNU Go says; before the liberty count the race rule
-/// kept them alive.
+/// four (B1-B4), and the black wall around White's corner makes random play lose that
+/// chain's group in over a third of the playouts. Black cannot win that race even moving
+/// first, so the three stones are dead, as GNU Go says; before the liberty count the race
+/// rule kept them alive. (Their other rival, White's A6-G6 chain, has two liberties, A5
+/// and G7, within the margin, but its group is lost in under 35% of the
+/// playouts, so it races nothing either.)
 #[test]
 fn a_chain_two_liberties_short_loses_its_race() {
     let state = gnugo_end("race_lost_on_liberties_gnugo.sgf");
