@@ -27,7 +27,7 @@ use weiqi_proto::v1::game_service_client::GameServiceClient;
 use weiqi_rules::{Move, Policy, Rules, State};
 
 mod report;
-use report::{Stats, add_error_kinds, count_error, record_all};
+use report::{Stats, Watch, add_error_kinds, count_error, record_all};
 
 #[derive(Parser, Clone)]
 #[command(name = "weiqi-loadgen", about = "Load generator for the weiqi game service")]
@@ -401,22 +401,37 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         server_cpu_s: None,
     };
     if !watch_tasks.is_empty() {
-        let n = watch_tasks.len();
-        let mut hist = Histogram::new_with_bounds(1, 60_000_000, 3)?;
-        let (mut fewest, mut most) = (u64::MAX, 0);
+        let new_hist = || Histogram::new_with_bounds(1, 60_000_000, 3);
+        let mut w = Watch {
+            streams: watch_tasks.len(),
+            fewest: u64::MAX,
+            most: 0,
+            delivery: new_hist()?,
+            watched_game: new_hist()?,
+            other_games: new_hist()?,
+        };
         for t in watch_tasks {
             let (samples, events) = t.await?;
-            record_all(&mut hist, samples)?;
-            fewest = fewest.min(events);
-            most = most.max(events);
+            record_all(&mut w.delivery, samples)?;
+            w.fewest = w.fewest.min(events);
+            w.most = w.most.max(events);
         }
-        total.watch = Some((n, fewest, most, hist));
+        total.watch = Some(w);
     }
-    for t in tasks {
+    // (The first task plays the watched game.)
+    for (i, t) in tasks.into_iter().enumerate() {
         let (c, e, h, k) = t.await?;
         total.calls += c;
         total.errors += e;
         add_error_kinds(&mut total.error_kinds, k);
+        if let Some(w) = &mut total.watch {
+            let split = if i == 0 {
+                &mut w.watched_game
+            } else {
+                &mut w.other_games
+            };
+            record_all(split, h.clone())?;
+        }
         record_all(&mut total.hist, h)?;
     }
     total.wall_s = start.elapsed().as_secs_f64();

@@ -16,12 +16,42 @@ pub(crate) struct Stats {
     pub(crate) error_kinds: std::collections::BTreeMap<String, (u64, String)>,
     pub(crate) wall_s: f64,
     pub(crate) hist: Histogram<u64>,
-    /// With `--watchers`: streams opened, the fewest and most moves one of them received,
-    /// and the delivery delays (µs, at ms resolution: server time to arrival).
-    pub(crate) watch: Option<(usize, u64, u64, Histogram<u64>)>,
+    /// With `--watchers`: what the watchers received, and the players' calls split by game.
+    pub(crate) watch: Option<Watch>,
     /// With `--server-pid`: the server's CPU seconds (user and system) over the measured
     /// window, for its CPU per call.
     pub(crate) server_cpu_s: Option<f64>,
+}
+
+/// A run with `--watchers`.
+pub(crate) struct Watch {
+    /// Streams opened, and the fewest and most moves one of them received.
+    pub(crate) streams: usize,
+    pub(crate) fewest: u64,
+    pub(crate) most: u64,
+    /// Delivery delays (µs, at ms resolution: server time to arrival).
+    pub(crate) delivery: Histogram<u64>,
+    /// The latencies (µs) of the watched game's own calls and of the other games': a
+    /// fan-out's cost to the players of the game watched and to everyone else's.
+    pub(crate) watched_game: Histogram<u64>,
+    pub(crate) other_games: Histogram<u64>,
+}
+
+impl Watch {
+    fn merge(&mut self, other: Watch) -> anyhow::Result<()> {
+        self.streams = self.streams.max(other.streams);
+        self.fewest = self.fewest.min(other.fewest);
+        self.most = self.most.max(other.most);
+        self.delivery.add(&other.delivery)?;
+        self.watched_game.add(&other.watched_game)?;
+        self.other_games.add(&other.other_games)?;
+        Ok(())
+    }
+}
+
+/// A histogram's quantile, µs to ms.
+fn ms(h: &Histogram<u64>, q: f64) -> f64 {
+    h.value_at_quantile(q) as f64 / 1000.0
 }
 
 impl Stats {
@@ -40,9 +70,9 @@ impl Stats {
         self.wall_s += other.wall_s;
         self.hist.add(&other.hist)?;
         self.watch = match (self.watch.take(), other.watch) {
-            (Some((n, fewest, most, mut hist)), Some((n2, fewest2, most2, hist2))) => {
-                hist.add(&hist2)?;
-                Some((n.max(n2), fewest.min(fewest2), most.max(most2), hist))
+            (Some(mut w), Some(w2)) => {
+                w.merge(w2)?;
+                Some(w)
             }
             (w, None) | (None, w) => w,
         };
@@ -118,11 +148,17 @@ pub(crate) fn print_json(args: &Args, ceilings: &Option<References>, moves: &Sta
     let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "rounds": args.rounds, "moves": moves.json() });
     v["rate"] = args.rate.into();
     v["think_ms"] = args.think_ms.into();
-    if let Some((n, fewest, most, h)) = &moves.watch {
+    if let Some(w) = &moves.watch {
         v["watchers"] = serde_json::json!({
-            "streams": n, "moves_fewest": fewest, "moves_most": most,
-            "delivery_p50_ms": h.value_at_quantile(0.5) as f64 / 1000.0,
-            "delivery_p99_ms": h.value_at_quantile(0.99) as f64 / 1000.0,
+            "streams": w.streams, "moves_fewest": w.fewest, "moves_most": w.most,
+            "delivery_p50_ms": ms(&w.delivery, 0.5),
+            "delivery_p99_ms": ms(&w.delivery, 0.99),
+            "watched_game_calls": w.watched_game.len(),
+            "watched_game_p50_ms": ms(&w.watched_game, 0.5),
+            "watched_game_p99_ms": ms(&w.watched_game, 0.99),
+            "other_games_calls": w.other_games.len(),
+            "other_games_p50_ms": ms(&w.other_games, 0.5),
+            "other_games_p99_ms": ms(&w.other_games, 0.99),
         });
     }
     if let Some(b) = rss {
@@ -192,11 +228,23 @@ pub(crate) fn print_text(args: &Args, ceilings: &Option<References>, moves: &Sta
             "  server CPU, a move's floor (reads + durable - ping): {floor_us:.1} µs, {floor_ratio:.2}x a durable ping; moves {move_ratio:.2}x"
         );
     }
-    if let Some((n, fewest, most, h)) = &moves.watch {
+    if let Some(w) = &moves.watch {
         println!(
-            "  watchers: {n} streams on one game, {fewest}..{most} moves each, delivery p50 {:.0} ms  p99 {:.0} ms",
-            h.value_at_quantile(0.5) as f64 / 1000.0,
-            h.value_at_quantile(0.99) as f64 / 1000.0
+            "  watchers: {} streams on one game, {}..{} moves each, delivery p50 {:.0} ms  p99 {:.0} ms",
+            w.streams,
+            w.fewest,
+            w.most,
+            ms(&w.delivery, 0.5),
+            ms(&w.delivery, 0.99)
+        );
+        println!(
+            "  calls of the watched game: {}, p50 {:.2} ms  p99 {:.2} ms; of the other games: {}, p50 {:.2} ms  p99 {:.2} ms",
+            w.watched_game.len(),
+            ms(&w.watched_game, 0.5),
+            ms(&w.watched_game, 0.99),
+            w.other_games.len(),
+            ms(&w.other_games, 0.5),
+            ms(&w.other_games, 0.99)
         );
     }
     if let Some(b) = rss {

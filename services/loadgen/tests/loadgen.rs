@@ -105,3 +105,36 @@ async fn compare_measures_the_references_and_a_moves_floor() {
     );
     server.shutdown().await.unwrap();
 }
+
+/// `--watchers` opens streams on the first game: each receives its moves, and the players'
+/// calls are reported split between the watched game and the others (what a fan-out costs
+/// each), adding up to all the calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watchers_receive_moves_and_calls_are_split_by_game() {
+    let server = server("watchers", |c| c.limits.watch_streams_per_client = 0).await;
+    let addr = format!("http://{}", server.addr);
+    let args = [
+        "--games",
+        "3",
+        "--connections",
+        "2",
+        "--seconds",
+        "1",
+        "--size",
+        "19",
+        "--think-ms",
+        "20",
+        "--watchers",
+        "4",
+    ];
+    let v = loadgen(addr, &args).await;
+    let w = &v["watchers"];
+    assert_eq!(w["streams"], 4, "{v}");
+    assert!(w["moves_fewest"].as_u64().unwrap() >= 1, "every stream got a move: {v}");
+    let watched = w["watched_game_calls"].as_u64().unwrap();
+    let others = w["other_games_calls"].as_u64().unwrap();
+    assert!(watched >= 1 && others >= 1, "{v}");
+    assert_eq!(watched + others, v["moves"]["calls"].as_u64().unwrap(), "{v}");
+    assert!(w["watched_game_p99_ms"].as_f64().unwrap() > 0.0, "{v}");
+    server.shutdown().await.unwrap();
+}
