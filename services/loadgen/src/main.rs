@@ -75,6 +75,10 @@ struct Args {
     /// `WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT=0`).
     #[arg(long, default_value_t = 0)]
     watchers: usize,
+    /// The watchers' own connections (as real spectators, each on its own device, do not
+    /// share the players'); 0: the watchers share the players' `--connections`.
+    #[arg(long, default_value_t = 0)]
+    watcher_connections: usize,
     /// Moves each game plays during setup, before the measurement: games in their middle
     /// game hold more (moves, repetition keys, clock readings) than fresh ones.
     #[arg(long, default_value_t = 0)]
@@ -107,10 +111,10 @@ fn authed<T>(
 }
 
 /// The connections, spread over the servers in turn.
-async fn channels(args: &Args) -> anyhow::Result<Vec<Channel>> {
+async fn channels(args: &Args, connections: usize) -> anyhow::Result<Vec<Channel>> {
     let addrs: Vec<&str> = args.addr.split(',').map(str::trim).collect();
     let mut out = Vec::new();
-    for k in 0..args.connections.max(addrs.len()) {
+    for k in 0..connections.max(addrs.len()) {
         out.push(
             Endpoint::from_shared(addrs[k % addrs.len()].to_string())?
                 .connect()
@@ -266,7 +270,7 @@ enum Workload {
 async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     let ping = matches!(workload, Workload::Ping | Workload::DurablePing);
     let durable = workload == Workload::DurablePing;
-    let chans = channels(args).await?;
+    let chans = channels(args, args.connections).await?;
     let stop = Arc::new(AtomicBool::new(false));
     let seq = Arc::new(AtomicU64::new(0));
     let mut players = Vec::new();
@@ -312,7 +316,14 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         }
     }
     let watch_tasks = match players.first() {
-        Some(p) if args.watchers > 0 => watchers(args, &chans, &p.game_id, &stop),
+        Some(p) if args.watchers > 0 => {
+            let own = if args.watcher_connections > 0 {
+                channels(args, args.watcher_connections).await?
+            } else {
+                chans.clone()
+            };
+            watchers(args, &own, &p.game_id, &stop)
+        }
         _ => Vec::new(),
     };
     let cpu_before = args.server_pid.and_then(cpu_seconds);

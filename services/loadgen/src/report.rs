@@ -148,6 +148,7 @@ pub(crate) fn print_json(args: &Args, ceilings: &Option<References>, moves: &Sta
     let mut v = serde_json::json!({ "games": args.games, "connections": args.connections, "size": args.size, "rounds": args.rounds, "moves": moves.json() });
     v["rate"] = args.rate.into();
     v["think_ms"] = args.think_ms.into();
+    v["watcher_connections"] = args.watcher_connections.into();
     if let Some(w) = &moves.watch {
         v["watchers"] = serde_json::json!({
             "streams": w.streams, "moves_fewest": w.fewest, "moves_most": w.most,

@@ -106,28 +106,39 @@ async fn compare_measures_the_references_and_a_moves_floor() {
     server.shutdown().await.unwrap();
 }
 
-/// `--watchers` opens streams on the first game: each receives its moves, and the players'
-/// calls are reported split between the watched game and the others (what a fan-out costs
-/// each), adding up to all the calls.
+/// `--watchers` opens streams on the first game, on the players' connections or on their
+/// own (`--watcher-connections`): each receives its moves, and the players' calls are
+/// reported split between the watched game and the others (what a fan-out costs each),
+/// adding up to all the calls.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watchers_receive_moves_and_calls_are_split_by_game() {
     let server = server("watchers", |c| c.limits.watch_streams_per_client = 0).await;
     let addr = format!("http://{}", server.addr);
-    let args = [
-        "--games",
-        "3",
-        "--connections",
-        "2",
-        "--seconds",
-        "1",
-        "--size",
-        "19",
-        "--think-ms",
-        "20",
-        "--watchers",
-        "4",
-    ];
-    let v = loadgen(addr, &args).await;
+    for own in ["0", "3"] {
+        let args = [
+            "--games",
+            "3",
+            "--connections",
+            "2",
+            "--seconds",
+            "1",
+            "--size",
+            "19",
+            "--think-ms",
+            "20",
+            "--watchers",
+            "4",
+            "--watcher-connections",
+            own,
+        ];
+        let v = loadgen(addr.clone(), &args).await;
+        assert_eq!(v["watcher_connections"].to_string(), own, "{v}");
+        watchers_report(&v);
+    }
+    server.shutdown().await.unwrap();
+}
+
+fn watchers_report(v: &serde_json::Value) {
     let w = &v["watchers"];
     assert_eq!(w["streams"], 4, "{v}");
     assert!(w["moves_fewest"].as_u64().unwrap() >= 1, "every stream got a move: {v}");
@@ -136,5 +147,4 @@ async fn watchers_receive_moves_and_calls_are_split_by_game() {
     assert!(watched >= 1 && others >= 1, "{v}");
     assert_eq!(watched + others, v["moves"]["calls"].as_u64().unwrap(), "{v}");
     assert!(w["watched_game_p99_ms"].as_f64().unwrap() > 0.0, "{v}");
-    server.shutdown().await.unwrap();
 }
