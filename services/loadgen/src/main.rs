@@ -17,7 +17,6 @@ use clap::Parser;
 // ~40% of its CPU time under load, mimalloc a fraction of that.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use hdrhistogram::Histogram;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use tonic::metadata::MetadataValue;
@@ -27,7 +26,7 @@ use weiqi_proto::v1::game_service_client::GameServiceClient;
 use weiqi_rules::{Move, Policy, Rules, State};
 
 mod report;
-use report::{Stats, Watch, add_error_kinds, count_error, record_all};
+use report::{Stats, Watch, add_error_kinds, count_error, new_hist, record_all};
 
 #[derive(Parser, Clone)]
 #[command(name = "weiqi-loadgen", about = "Load generator for the weiqi game service")]
@@ -315,16 +314,22 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
             }
         }
     }
-    let watch_tasks = match players.first() {
-        Some(p) if args.watchers > 0 => {
-            let own = if args.watcher_connections > 0 {
+    // The watched game: the first player's first game (a game that ends is followed by a
+    // new one, which nobody watches).
+    let watched: Option<Arc<str>> = players
+        .first()
+        .filter(|_| args.watchers > 0)
+        .map(|p| Arc::from(p.game_id.as_str()));
+    let watch_tasks = match &watched {
+        Some(game_id) => {
+            let watch_chans = if args.watcher_connections > 0 {
                 channels(args, args.watcher_connections).await?
             } else {
                 chans.clone()
             };
-            watchers(args, &own, &p.game_id, &stop)
+            watchers(args, &watch_chans, game_id, &stop)
         }
-        _ => Vec::new(),
+        None => Vec::new(),
     };
     let cpu_before = args.server_pid.and_then(cpu_seconds);
     let start = Instant::now();
@@ -340,10 +345,13 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         let seq = seq.clone();
         let mut player = if ping { None } else { players.next() };
         let mut client = GameServiceClient::new(chans[i % chans.len()].clone());
+        let watched = watched.clone();
         tasks.push(tokio::spawn(async move {
             // Raw samples, merged into one histogram at the end: a histogram of this range
-            // and precision is about 200 KB, too much for each of 100,000 tasks.
+            // and precision is about 200 KB, too much for each of 100,000 tasks. The watched
+            // game's calls apart.
             let mut hist: Vec<u64> = Vec::new();
+            let mut watched_hist: Vec<u64> = Vec::new();
             let (mut calls, mut errors) = (0u64, 0u64);
             let mut kinds: std::collections::BTreeMap<String, (u64, String)> = Default::default();
             let mut rng = SmallRng::seed_from_u64(i as u64 ^ 0x000A_11CE);
@@ -365,6 +373,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                 } else {
                     None
                 };
+                let on_watched = matches!((&player, &watched), (Some(p), Some(w)) if *p.game_id == **w);
                 let r = match &mut player {
                     Some(p) if workload == Workload::Reads => p.read().await,
                     Some(p) => p.step(&seq).await,
@@ -385,7 +394,12 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                 match r {
                     Ok(dt) => {
                         calls += 1;
-                        hist.push(dt.as_micros().max(1) as u64);
+                        let sample = dt.as_micros().max(1) as u64;
+                        if on_watched {
+                            watched_hist.push(sample);
+                        } else {
+                            hist.push(sample);
+                        }
                         if !think.is_zero() {
                             tokio::time::sleep(think.min(deadline.saturating_duration_since(Instant::now()))).await;
                         }
@@ -396,7 +410,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                     }
                 }
             }
-            (calls, errors, hist, kinds)
+            (calls, errors, hist, watched_hist, kinds)
         }));
     }
     tokio::time::sleep(Duration::from_secs_f64(args.seconds)).await;
@@ -407,12 +421,11 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         setup_errors,
         error_kinds: setup_kinds,
         wall_s: 0.0,
-        hist: Histogram::new_with_bounds(1, 60_000_000, 3)?,
+        hist: new_hist()?,
         watch: None,
         server_cpu_s: None,
     };
     if !watch_tasks.is_empty() {
-        let new_hist = || Histogram::new_with_bounds(1, 60_000_000, 3);
         let mut w = Watch {
             streams: watch_tasks.len(),
             fewest: u64::MAX,
@@ -423,27 +436,23 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         };
         for t in watch_tasks {
             let (samples, events) = t.await?;
-            record_all(&mut w.delivery, samples)?;
+            record_all(&mut w.delivery, &samples)?;
             w.fewest = w.fewest.min(events);
             w.most = w.most.max(events);
         }
         total.watch = Some(w);
     }
-    // (The first task plays the watched game.)
-    for (i, t) in tasks.into_iter().enumerate() {
-        let (c, e, h, k) = t.await?;
+    for t in tasks {
+        let (c, e, others, watched, k) = t.await?;
         total.calls += c;
         total.errors += e;
         add_error_kinds(&mut total.error_kinds, k);
+        record_all(&mut total.hist, &others)?;
+        record_all(&mut total.hist, &watched)?;
         if let Some(w) = &mut total.watch {
-            let split = if i == 0 {
-                &mut w.watched_game
-            } else {
-                &mut w.other_games
-            };
-            record_all(split, h.clone())?;
+            record_all(&mut w.other_games, &others)?;
+            record_all(&mut w.watched_game, &watched)?;
         }
-        record_all(&mut total.hist, h)?;
     }
     total.wall_s = start.elapsed().as_secs_f64();
     let cpu_after = args.server_pid.and_then(cpu_seconds);

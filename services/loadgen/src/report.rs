@@ -49,6 +49,11 @@ impl Watch {
     }
 }
 
+/// A latency histogram: 1 µs to 60 s, three significant digits.
+pub(crate) fn new_hist() -> Result<Histogram<u64>, hdrhistogram::CreationError> {
+    Histogram::new_with_bounds(1, 60_000_000, 3)
+}
+
 /// A histogram's quantile, µs to ms.
 fn ms(h: &Histogram<u64>, q: f64) -> f64 {
     h.value_at_quantile(q) as f64 / 1000.0
@@ -84,7 +89,7 @@ impl Stats {
         self.calls as f64 / self.wall_s
     }
     pub(crate) fn q(&self, q: f64) -> f64 {
-        self.hist.value_at_quantile(q) as f64 / 1000.0
+        ms(&self.hist, q)
     }
 
     pub(crate) fn json(&self) -> serde_json::Value {
@@ -119,8 +124,8 @@ pub(crate) fn add_error_kinds(
 }
 
 /// Adds one task's samples (microseconds) to the run's histogram.
-pub(crate) fn record_all(hist: &mut Histogram<u64>, samples: Vec<u64>) -> anyhow::Result<()> {
-    for s in samples {
+pub(crate) fn record_all(hist: &mut Histogram<u64>, samples: &[u64]) -> anyhow::Result<()> {
+    for &s in samples {
         hist.record(s.min(hist.high()))?;
     }
     Ok(())

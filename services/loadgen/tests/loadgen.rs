@@ -145,6 +145,8 @@ fn watchers_report(v: &serde_json::Value) {
     let watched = w["watched_game_calls"].as_u64().unwrap();
     let others = w["other_games_calls"].as_u64().unwrap();
     assert!(watched >= 1 && others >= 1, "{v}");
+    // The watchers saw only moves of the watched game made while they watched.
+    assert!(w["moves_most"].as_u64().unwrap() <= watched, "{v}");
     assert_eq!(watched + others, v["moves"]["calls"].as_u64().unwrap(), "{v}");
     assert!(w["watched_game_p99_ms"].as_f64().unwrap() > 0.0, "{v}");
 }
