@@ -109,7 +109,8 @@ impl DeadEstimate {
     /// pass-alive territory, and every other chain (never a pass-alive one) whose points
     /// the opponent owns in at least `threshold` of `playouts` random continuations, unless
     /// it is in a close race (an opposing neighbour lost in at least `race` of them, with
-    /// at most one liberty more than the chain). Deterministic: the generator is seeded from the position.
+    /// at most one liberty more than the chain). Deterministic: the generator is seeded
+    /// from the position.
     pub fn estimate(&self, state: &State) -> Vec<Point> {
         let board = state.board();
         let mut dead: Vec<Point> = benson::unconditionally_dead(board);

@@ -296,8 +296,8 @@ fn chains_linked_by_shared_liberties_are_judged_together() {
 /// chain's group in over a third of the playouts. Black cannot win that race even moving
 /// first, so the three stones are dead, as GNU Go says; before the liberty count the race
 /// rule kept them alive. (Their other rival, White's A6-G6 chain, has two liberties, A5
-/// and G7, within the margin, but its group is lost in under 35% of the
-/// playouts, so it races nothing either.)
+/// and G7, within the margin, but its group is lost in under 35% of the playouts, so it
+/// races nothing either.)
 #[test]
 fn a_chain_two_liberties_short_loses_its_race() {
     let state = gnugo_end("race_lost_on_liberties_gnugo.sgf");
