@@ -47,6 +47,10 @@ pub struct GtpArgs {
     /// shares liberties with; `--dead-groups false` judges each chain alone).
     #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
     dead_groups: bool,
+    /// Dead stones at the end: a chain safely linked to a living chain of its colour lives
+    /// (`--dead-links false` to switch it off).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    dead_links: bool,
     /// Dead stones at the end: the playout policy (light or heavy).
     #[arg(long, default_value = "light")]
     dead_policy: Policy,
@@ -82,6 +86,7 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
             race: args.dead_race,
             seki: args.dead_seki,
             groups: args.dead_groups,
+            links: args.dead_links,
         },
     );
     let stdin = std::io::stdin().lock();

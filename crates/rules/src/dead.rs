@@ -8,7 +8,8 @@
 //! opposing chain next to it is itself lost in at least `race` of them: a capturing race
 //! too close for random play to call is not conceded for either side. (A chain in atari
 //! races nothing, one move takes it whoever wins around it, unless a rival is in atari
-//! too; nor does a chain race a rival with at least two liberties more.) Random play
+//! too; nor does a chain race a rival with at least two liberties more.) A chain proposed
+//! dead lives when it is safely linked to a living chain of its colour. Random play
 //! leaves living groups with two eyes alive (light playouts never fill their own eyes) and
 //! lets dead groups be captured, which is why engines from GNU Go to Pachi score this way.
 //! The RNG is seeded from the position, so the proposal is deterministic.
@@ -70,6 +71,12 @@ pub struct DeadEstimate {
     /// size-weighted mean of its chains' losses): a stone beside a dead group shares its
     /// fate even where random play lets it run.
     pub groups: bool,
+    /// A chain of two stones or more that would be proposed dead lives when it is safely
+    /// linked to a chain of its colour that lives (by the playouts, Benson's analysis or
+    /// this rule): through two shared liberties, or through one where an opposing stone would capture nothing and
+    /// be left with at most one liberty (a self-atari its owner answers by capturing).
+    /// Random play often cuts such a link; a player does not lose to the cut.
+    pub links: bool,
 }
 
 impl Default for DeadEstimate {
@@ -83,6 +90,7 @@ impl Default for DeadEstimate {
             race: DEFAULT_DEAD_RACE,
             seki: true,
             groups: true,
+            links: true,
         }
     }
 }
@@ -109,8 +117,9 @@ impl DeadEstimate {
     /// pass-alive territory, and every other chain (never a pass-alive one) whose points
     /// the opponent owns in at least `threshold` of `playouts` random continuations, unless
     /// it is in a close race (an opposing neighbour lost in at least `race` of them, with
-    /// at most one liberty more than the chain). Deterministic: the generator is seeded
-    /// from the position.
+    /// at most one liberty more than the chain), or safely linked to a living chain of its
+    /// colour (see [`DeadEstimate::links`]). Deterministic: the generator is seeded from the
+    /// position.
     pub fn estimate(&self, state: &State) -> Vec<Point> {
         let board = state.board();
         let mut dead: Vec<Point> = benson::unconditionally_dead(board);
@@ -163,6 +172,7 @@ impl DeadEstimate {
         let close = self.race * playouts as f64;
         // The seki test, run once and only when some chain is proposed.
         let mut seki: Option<Vec<Point>> = None;
+        let mut proposed = vec![false; chains.len()];
         for (k, (chain, lost, settled)) in chains.iter().enumerate() {
             if *settled || playouts == 0 || (*lost as f64).max(group_lost[k]) < need as f64 {
                 continue;
@@ -186,7 +196,8 @@ impl DeadEstimate {
             // whose group is safe races nothing. Nor does a rival with at least two liberties
             // more than this chain: one more already wins a plain race with the chain to
             // move; the second is a margin for what a count misses, a capture or a
-            // connection that gains the chain a liberty.)
+            // connection that gains the chain a liberty. Without it, `close_race_gnugo.sgf`'s
+            // B9 is called dead.)
             let close_race = racing
                 && rivals().any(|n| group_lost[chain_of[n]] >= close && board.liberties(board.point(n)) <= libs + 1);
             if close_race {
@@ -198,11 +209,112 @@ impl DeadEstimate {
                     continue;
                 }
             }
-            dead.extend(chain);
+            proposed[k] = true;
+        }
+        if self.links {
+            // Living chains: not proposed, and either lost in fewer than `need` playouts or
+            // pass-alive (Benson's dead are lost in all of them).
+            let mut alive: Vec<bool> = chains
+                .iter()
+                .enumerate()
+                .map(|(k, (_, lost, settled))| {
+                    !proposed[k]
+                        && if *settled {
+                            *lost == 0
+                        } else {
+                            (*lost as f64).max(group_lost[k]) < need as f64
+                        }
+                })
+                .collect();
+            rescue_linked(board, &chain_of, &chains, &mut proposed, &mut alive);
+        }
+        for (k, (chain, _, _)) in chains.iter().enumerate() {
+            if proposed[k] {
+                dead.extend(chain);
+            }
         }
         dead.sort_by_key(|p| (p.y, p.x));
         dead.dedup();
         dead
+    }
+}
+
+/// Un-proposes every proposed chain safely linked (see [`DeadEstimate::links`]) to a
+/// living chain of its colour, transitively: a rescued chain lives and may rescue others.
+fn rescue_linked(
+    board: &crate::Board,
+    chain_of: &[usize],
+    chains: &[(Vec<Point>, u32, bool)],
+    proposed: &mut [bool],
+    alive: &mut [bool],
+) {
+    let libs_of = |k: usize| -> Vec<usize> {
+        let mut libs: Vec<usize> = Vec::new();
+        for q in &chains[k].0 {
+            for n in board.neighbors(board.index(*q)) {
+                if board.cell(n) == crate::board::EMPTY && !libs.contains(&n) {
+                    libs.push(n);
+                }
+            }
+        }
+        libs
+    };
+    // Whether an opposing stone on empty `i` (next to chains of `own`) would capture
+    // nothing and keep at most one liberty.
+    let cut_is_self_atari = |i: usize, own: u8| -> bool {
+        let mut libs: Vec<usize> = Vec::new();
+        let mut seen: Vec<usize> = Vec::new();
+        for n in board.neighbors(i) {
+            let v = board.cell(n);
+            if v == crate::board::EMPTY {
+                if !libs.contains(&n) {
+                    libs.push(n);
+                }
+            } else if chain_of[n] != usize::MAX && !seen.contains(&chain_of[n]) {
+                seen.push(chain_of[n]);
+                let theirs = libs_of(chain_of[n]);
+                if v == own {
+                    if theirs.len() == 1 {
+                        return false; // the cut captures
+                    }
+                } else {
+                    for l in theirs {
+                        if l != i && !libs.contains(&l) {
+                            libs.push(l);
+                        }
+                    }
+                }
+            }
+        }
+        libs.retain(|&l| l != i);
+        libs.len() <= 1
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for k in 0..chains.len() {
+            // A lone stone is left to its fate: a player gives one up rather than answer
+            // every threat to it (GNU Go's lists agree, `close_race_gnugo.sgf`'s B3).
+            if !proposed[k] || chains[k].0.len() < 2 {
+                continue;
+            }
+            let own = board.cell(board.index(chains[k].0[0]));
+            let mine = libs_of(k);
+            let linked = mine.iter().any(|&i| {
+                board.neighbors(i).into_iter().any(|n| {
+                    let j = chain_of[n];
+                    j != usize::MAX && j != k && board.cell(n) == own && alive[j] && {
+                        let shared = libs_of(j).iter().filter(|l| mine.contains(l)).count();
+                        shared >= 2 || cut_is_self_atari(i, own)
+                    }
+                })
+            });
+            if linked {
+                proposed[k] = false;
+                alive[k] = true;
+                changed = true;
+            }
+        }
     }
 }
 

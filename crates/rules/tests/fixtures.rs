@@ -308,3 +308,34 @@ fn a_chain_two_liberties_short_loses_its_race() {
     gnugo.sort_by_key(|p| (p.y, p.x));
     assert_eq!(weiqi_rules::DeadEstimate::default().estimate(&state), gnugo);
 }
+
+/// GNU Go 19x19 at its default level 10, seed 20: Black's B18-C18-C19 in the upper left has
+/// two liberties, A18 and B19, and random play captures it in most playouts. But it shares
+/// A18 with Black's A15-A17, which lives (it shares A14 with the big black group, and a
+/// white stone on A14 would be captured at A13). A white stone on A18 would capture
+/// nothing and keep one liberty, A19, where Black takes it: the link is safe, and GNU Go
+/// calls the three stones alive. Without the links they are proposed dead.
+#[test]
+fn a_chain_safely_linked_to_a_living_chain_lives() {
+    let state = gnugo_end("link_self_atari_cut_gnugo.sgf");
+    let corner = ["B18", "C18", "C19"].map(|v| Point::from_gtp(v, 19).unwrap());
+    let dead = weiqi_rules::DeadEstimate::default().estimate(&state);
+    assert!(corner.iter().all(|p| !dead.contains(p)), "linked: alive");
+    assert_eq!(dead, gnugo_dead19(&["G6", "M4", "O3", "P13", "S8", "T8"]));
+    let unlinked = weiqi_rules::DeadEstimate {
+        links: false,
+        ..Default::default()
+    }
+    .estimate(&state);
+    assert!(
+        corner.iter().all(|p| unlinked.contains(p)),
+        "without links: proposed dead"
+    );
+}
+
+/// GNU Go's dead list of a 19x19 game, in the estimate's order.
+fn gnugo_dead19(names: &[&str]) -> Vec<Point> {
+    let mut v: Vec<Point> = names.iter().map(|n| Point::from_gtp(n, 19).unwrap()).collect();
+    v.sort_by_key(|p| (p.y, p.x));
+    v
+}
