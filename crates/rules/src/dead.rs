@@ -73,9 +73,10 @@ pub struct DeadEstimate {
     pub groups: bool,
     /// A chain of two stones or more that would be proposed dead lives when it is safely
     /// linked to a chain of its colour that lives (by the playouts, Benson's analysis or
-    /// this rule): through two shared liberties, or through one where an opposing stone would capture nothing and
-    /// be left with at most one liberty (a self-atari its owner answers by capturing).
-    /// Random play often cuts such a link; a player does not lose to the cut.
+    /// this rule): through two shared liberties, or through one where an opposing stone
+    /// would capture nothing and be left with at most one liberty (a self-atari its owner
+    /// answers by capturing). Random play often cuts such a link; a player does not lose to
+    /// the cut.
     pub links: bool,
 }
 
@@ -248,46 +249,44 @@ fn rescue_linked(
     proposed: &mut [bool],
     alive: &mut [bool],
 ) {
-    let libs_of = |k: usize| -> Vec<usize> {
-        let mut libs: Vec<usize> = Vec::new();
-        for q in &chains[k].0 {
-            for n in board.neighbors(board.index(*q)) {
-                if board.cell(n) == crate::board::EMPTY && !libs.contains(&n) {
-                    libs.push(n);
-                }
-            }
-        }
-        libs
-    };
+    if !proposed.contains(&true) {
+        return;
+    }
+    // Each chain's liberties, once: the board does not change while chains are rescued.
+    let libs: Vec<Vec<usize>> = chains
+        .iter()
+        .map(|(points, _, _)| board.liberty_cells(points[0]))
+        .collect();
     // Whether an opposing stone on empty `i` (next to chains of `own`) would capture
     // nothing and keep at most one liberty.
     let cut_is_self_atari = |i: usize, own: u8| -> bool {
-        let mut libs: Vec<usize> = Vec::new();
+        // The cut's liberties: its empty neighbours and those of the opposing chains it
+        // joins, all but `i` itself.
+        let mut cut_libs: Vec<usize> = Vec::new();
         let mut seen: Vec<usize> = Vec::new();
         for n in board.neighbors(i) {
             let v = board.cell(n);
             if v == crate::board::EMPTY {
-                if !libs.contains(&n) {
-                    libs.push(n);
+                if !cut_libs.contains(&n) {
+                    cut_libs.push(n);
                 }
             } else if chain_of[n] != usize::MAX && !seen.contains(&chain_of[n]) {
                 seen.push(chain_of[n]);
-                let theirs = libs_of(chain_of[n]);
+                let theirs = &libs[chain_of[n]];
                 if v == own {
                     if theirs.len() == 1 {
                         return false; // the cut captures
                     }
                 } else {
-                    for l in theirs {
-                        if l != i && !libs.contains(&l) {
-                            libs.push(l);
+                    for &l in theirs {
+                        if l != i && !cut_libs.contains(&l) {
+                            cut_libs.push(l);
                         }
                     }
                 }
             }
         }
-        libs.retain(|&l| l != i);
-        libs.len() <= 1
+        cut_libs.len() <= 1
     };
     let mut changed = true;
     while changed {
@@ -299,12 +298,12 @@ fn rescue_linked(
                 continue;
             }
             let own = board.cell(board.index(chains[k].0[0]));
-            let mine = libs_of(k);
+            let mine = &libs[k];
             let linked = mine.iter().any(|&i| {
                 board.neighbors(i).into_iter().any(|n| {
                     let j = chain_of[n];
                     j != usize::MAX && j != k && board.cell(n) == own && alive[j] && {
-                        let shared = libs_of(j).iter().filter(|l| mine.contains(l)).count();
+                        let shared = libs[j].iter().filter(|l| mine.contains(l)).count();
                         shared >= 2 || cut_is_self_atari(i, own)
                     }
                 })

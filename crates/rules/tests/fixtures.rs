@@ -187,7 +187,12 @@ fn a_stone_in_atari_is_not_in_a_race() {
 /// The points of one of GNU Go's lists, in the proposal's order (row from the top, then
 /// column).
 fn gnugo_dead(list: &[&str]) -> Vec<Point> {
-    let mut points: Vec<Point> = list.iter().map(|v| Point::from_gtp(v, 9).unwrap()).collect();
+    gnugo_points(list, 9)
+}
+
+/// GNU Go's vertices on a board of `size`, in the estimate's order (row by row).
+fn gnugo_points(list: &[&str], size: u8) -> Vec<Point> {
+    let mut points: Vec<Point> = list.iter().map(|v| Point::from_gtp(v, size).unwrap()).collect();
     points.sort_by_key(|p| (p.y, p.x));
     points
 }
@@ -301,11 +306,7 @@ fn chains_linked_by_shared_liberties_are_judged_together() {
 #[test]
 fn a_chain_two_liberties_short_loses_its_race() {
     let state = gnugo_end("race_lost_on_liberties_gnugo.sgf");
-    let mut gnugo: Vec<Point> = ["B5", "B6", "C6", "F1", "J9", "K9"]
-        .iter()
-        .map(|v| Point::from_gtp(v, 19).unwrap())
-        .collect();
-    gnugo.sort_by_key(|p| (p.y, p.x));
+    let gnugo = gnugo_points(&["B5", "B6", "C6", "F1", "J9", "K9"], 19);
     assert_eq!(weiqi_rules::DeadEstimate::default().estimate(&state), gnugo);
 }
 
@@ -321,7 +322,7 @@ fn a_chain_safely_linked_to_a_living_chain_lives() {
     let corner = ["B18", "C18", "C19"].map(|v| Point::from_gtp(v, 19).unwrap());
     let dead = weiqi_rules::DeadEstimate::default().estimate(&state);
     assert!(corner.iter().all(|p| !dead.contains(p)), "linked: alive");
-    assert_eq!(dead, gnugo_dead19(&["G6", "M4", "O3", "P13", "S8", "T8"]));
+    assert_eq!(dead, gnugo_points(&["G6", "M4", "O3", "P13", "S8", "T8"], 19));
     let unlinked = weiqi_rules::DeadEstimate {
         links: false,
         ..Default::default()
@@ -331,11 +332,4 @@ fn a_chain_safely_linked_to_a_living_chain_lives() {
         corner.iter().all(|p| unlinked.contains(p)),
         "without links: proposed dead"
     );
-}
-
-/// GNU Go's dead list of a 19x19 game, in the estimate's order.
-fn gnugo_dead19(names: &[&str]) -> Vec<Point> {
-    let mut v: Vec<Point> = names.iter().map(|n| Point::from_gtp(n, 19).unwrap()).collect();
-    v.sort_by_key(|p| (p.y, p.x));
-    v
 }

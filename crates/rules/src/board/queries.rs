@@ -23,6 +23,11 @@ impl Board {
 
     /// Exact number of distinct liberties of the chain through `p` (0 if empty).
     pub fn liberties(&self, p: Point) -> usize {
+        self.liberty_cells(p).len()
+    }
+
+    /// The distinct liberties (padded indices) of the chain through `p` (none if empty).
+    pub(crate) fn liberty_cells(&self, p: Point) -> Vec<usize> {
         let mut libs: Vec<usize> = Vec::new();
         for q in self.chain_points(p) {
             for n in self.neighbors(self.index(q)) {
@@ -31,7 +36,7 @@ impl Board {
                 }
             }
         }
-        libs.len()
+        libs
     }
 
     /// Whether placing `c` on empty cell `i` keeps a liberty or captures: the board part of
