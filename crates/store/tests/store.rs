@@ -219,3 +219,34 @@ async fn tournaments_and_their_pairings() {
     let (store, _dir) = open("tournaments").await;
     tournaments_on(store).await;
 }
+
+/// Under load, group commits begin at most once per `commit_spacing`: a write right after
+/// a commit began waits for the next one; after a quiet spell, a write commits at once.
+#[tokio::test]
+async fn commits_are_spaced_while_writes_keep_coming() {
+    let dir = std::env::temp_dir().join(format!("weiqi-store-{}-spacing", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let spacing = std::time::Duration::from_millis(300);
+    let store = SqliteStore::open_with(&dir.join("db.sqlite3"), spacing).await.unwrap();
+    let timed = async |ms: u64| {
+        let t = std::time::Instant::now();
+        store.probe(ms, b"x").await.unwrap();
+        t.elapsed()
+    };
+    let first = timed(1).await;
+    let second = timed(2).await;
+    assert!(second >= spacing - std::time::Duration::from_millis(50), "{second:?}");
+    assert!(
+        first < second,
+        "the first write after opening waits for nothing: {first:?}"
+    );
+    tokio::time::sleep(spacing + std::time::Duration::from_millis(100)).await;
+    let after_pause = timed(3).await;
+    assert!(
+        after_pause < second,
+        "nor does one after a quiet spell: {after_pause:?}"
+    );
+    drop(store);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -37,6 +37,10 @@ pub struct ServerConfig {
     /// after a command unless the one before came less than this long before, and the
     /// games left unpacked are packed once idle this long; 0 packs after every command.
     pub park_after_ms: u64,
+    /// The embedded store's least time between the starts of two group commits while
+    /// writes keep coming, in microseconds: a write arriving sooner waits (at most this
+    /// long) and shares the next commit; 0 commits at once.
+    pub commit_spacing_us: u64,
     /// Open games nobody joined for this long are cancelled (they would otherwise stay in
     /// the lobby, and in memory, forever); 0 keeps them.
     pub open_game_ttl_ms: u64,
@@ -74,6 +78,10 @@ impl ServerConfig {
             .set_default("heartbeat_ms", 1000)?
             .set_default("idle_evict_ms", 600_000)?
             .set_default("park_after_ms", 1000)?
+            .set_default(
+                "commit_spacing_us",
+                weiqi_store::DEFAULT_COMMIT_SPACING.as_micros() as u64,
+            )?
             .set_default("open_game_ttl_ms", 86_400_000)?
             .set_default("cors_allowed_origins", "*")?
             .set_default("lag_allowance_ms", 1000)?;

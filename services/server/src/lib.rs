@@ -117,7 +117,8 @@ const CLAIM_GRACE_MS: u64 = 500;
 pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
     if cfg.database_url.is_empty() {
         std::fs::create_dir_all(&cfg.data_dir).with_context(|| format!("creating {}", cfg.data_dir.display()))?;
-        let store = SqliteStore::open(&cfg.data_dir.join("weiqi.sqlite3")).await?;
+        let spacing = std::time::Duration::from_micros(cfg.commit_spacing_us);
+        let store = SqliteStore::open_with(&cfg.data_dir.join("weiqi.sqlite3"), spacing).await?;
         let secret = load_secret(&cfg.data_dir)?;
         let players: Arc<dyn weiqi_store::Accounts> = Arc::new(store.clone());
         serve(cfg, store, secret, None, players).await

@@ -88,6 +88,58 @@ async fn games_rest_packed_at_a_human_pace_and_unpacked_in_quick_play() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn the_periodic_pass_visits_only_the_games_used_since_it_last_ran() {
+    let mut t = Table::new().await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    t.hub.park_idle();
+    assert_eq!(
+        t.hub.park_list_len(),
+        0,
+        "a pass that packs every game empties its list"
+    );
+    // Ten more games, joined at once (quick play: left unpacked), then a pause.
+    for _ in 0..10 {
+        let id = t
+            .hub
+            .create(Settings::casual(19), None, None, "")
+            .await
+            .unwrap()
+            .game_id;
+        t.hub.join(&id, None, None, "").await.unwrap();
+    }
+    assert_eq!(t.hub.park_list_len(), 10);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(t.hub.park_idle(), 10, "the ten, not the first game, packed since");
+    assert_eq!(t.hub.park_list_len(), 0);
+    // A read unpacks a game: listed once, however often it is read.
+    t.hub.view(&t.id).await.unwrap();
+    t.hub.view(&t.id).await.unwrap();
+    assert_eq!(t.hub.park_list_len(), 1);
+    {
+        let _in_use = t.hub.lock(&t.id).await.unwrap();
+        assert_eq!(t.hub.park_idle(), 0, "a game in use is left alone");
+    }
+    assert_eq!(t.hub.park_list_len(), 1, "and kept for the next pass");
+    assert_eq!(t.hub.park_idle(), 1);
+    assert_eq!(t.hub.park_list_len(), 0);
+    // Quick play: used less than `park_after_ms` ago, kept unpacked and listed.
+    t.play().await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    t.play().await;
+    assert_eq!(t.hub.park_idle(), 0);
+    assert_eq!(t.hub.park_list_len(), 1);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(t.hub.park_idle(), 1);
+    // Packed by its own move at a human pace: the next pass finds it packed and lets it go.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    t.play().await;
+    assert_eq!(t.hub.park_list_len(), 1);
+    assert_eq!(t.hub.park_idle(), 0);
+    assert_eq!(t.hub.park_list_len(), 0);
+    assert!(!t.live().await);
+}
+
+#[tokio::test(start_paused = true)]
 async fn the_log_stays_in_memory_only_while_the_game_is_watched() {
     let mut t = Table::new().await;
     t.play().await;

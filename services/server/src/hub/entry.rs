@@ -139,6 +139,10 @@ pub struct Entry {
     /// the one before (quick play keeps the game unpacked).
     pub(super) last_active: Ms,
     pub(super) previous_active: Ms,
+    /// The entry is on the hub's list of games that may be unpacked ([`Hub::park_idle`]
+    /// visits only those): set when it is put there, cleared when the pass packs it or
+    /// finds it packed.
+    pub(super) on_park_list: bool,
     /// The game in memory may be ahead of the store: a command changed it and its append
     /// did not finish (the call was cancelled while the events were on their way, or the
     /// store failed). The store is the truth: the hub reloads the game before its next use.
@@ -164,6 +168,7 @@ impl Entry {
             timer: None,
             last_active: 0,
             previous_active: 0,
+            on_park_list: false,
             stale: false,
         }
     }

@@ -11,7 +11,7 @@ use tracing::{debug, info, warn};
 use weiqi_game::{Actor, Command, Ms, Phase};
 use weiqi_store::{Claim, EventStore};
 
-use super::{Hub, Mutation};
+use super::{Entry, Hub, Mutation};
 
 /// How long a claimed game is left to the server that claimed it before another may
 /// claim it again.
@@ -147,21 +147,46 @@ impl<S: EventStore> Hub<S> {
         before - games.len()
     }
 
+    /// Puts a game about to be used (`entry`, locked, from `slot`) on the list that
+    /// [`Hub::park_idle`] visits, unless it is there already: a use may unpack it.
+    pub(super) fn may_unpack(&self, slot: &Arc<tokio::sync::Mutex<Entry>>, entry: &mut Entry) {
+        if !entry.on_park_list {
+            entry.on_park_list = true;
+            self.park_list.lock().expect("lock").push(slot.clone());
+        }
+    }
+
+    /// How many games the next [`Hub::park_idle`] visits.
+    pub fn park_list_len(&self) -> usize {
+        self.park_list.lock().expect("lock").len()
+    }
+
     /// Packs the games left unpacked (quick play, reads) that had no command for the
-    /// hub's `park_after_ms`. Returns how many. Games in use right now are left alone.
+    /// hub's `park_after_ms`. Returns how many. Visits only the games used since the last
+    /// pass ([`Hub::may_unpack`]) and those it left: games in use right now, or used less
+    /// than `park_after_ms` ago, stay on the list for the next pass.
     pub fn park_idle(&self) -> usize {
         let now = self.time.now_ms();
-        let games = self.games.read().expect("lock");
+        let listed = std::mem::take(&mut *self.park_list.lock().expect("lock"));
+        let mut kept = Vec::new();
         let mut parked = 0;
-        for slot in games.values() {
-            if let Ok(mut e) = slot.entry.try_lock()
-                && e.game.is_live()
-                && now.saturating_sub(e.last_active) >= self.park_after_ms
-            {
+        for slot in listed {
+            let Ok(mut e) = slot.try_lock() else {
+                kept.push(slot);
+                continue;
+            };
+            if e.game.is_live() && now.saturating_sub(e.last_active) < self.park_after_ms {
+                drop(e);
+                kept.push(slot);
+                continue;
+            }
+            if e.game.is_live() {
                 e.game.park();
                 parked += 1;
             }
+            e.on_park_list = false;
         }
+        self.park_list.lock().expect("lock").extend(kept);
         parked
     }
 

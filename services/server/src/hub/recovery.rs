@@ -52,6 +52,7 @@ impl<S: EventStore> Hub<S> {
             }
             let arc = self.entry(id).await?;
             let mut entry = arc.lock().await;
+            self.may_unpack(&arc, &mut entry);
             self.schedule(id, &mut entry);
             Ok::<(), HubError>(())
         });
@@ -72,7 +73,9 @@ impl<S: EventStore> Hub<S> {
     /// comparison, as it conflicts when another server moved the game on, and a command
     /// that fails for any reason runs once more if the copy was behind ([`Hub::caught_up`]).
     pub(super) async fn lock_for_command(self: &Arc<Self>, game_id: &str) -> Result<OwnedMutexGuard<Entry>, HubError> {
-        let mut entry = self.entry(game_id).await?.lock_owned().await;
+        let arc = self.entry(game_id).await?;
+        let mut entry = arc.clone().lock_owned().await;
+        self.may_unpack(&arc, &mut entry);
         if entry.stale {
             // Boxed: a rare path whose future (two store calls) would otherwise be laid
             // out inside every command's future, copied on each call.
