@@ -1,21 +1,25 @@
 //! WatchGame with one encoding of each item for all of a game's watchers.
 //!
-//! tonic's generated route converts and encodes every item of every stream: ten thousand
-//! watchers of one game cost ten thousand conversions of the same event and game state to
-//! protobuf and ten thousand encodings of it, a quarter of the server's time. This route,
-//! in front of the generated service, answers WatchGame itself with items encoded once
-//! ([`crate::hub::Published::wire`]) and copied into each stream's frame; every other
-//! method goes on to the generated service. A client sees the same bytes from either.
+//! tonic's generated route converts, encodes and copies every item of every stream: ten
+//! thousand watchers of one game cost ten thousand conversions of the same event and game
+//! state to protobuf, ten thousand encodings and ten thousand copies. This route, in front
+//! of the generated service, answers WatchGame itself: each item is converted and framed
+//! once ([`crate::hub::Published::wire`], gRPC's length-prefixed message) and every stream
+//! hands the same bytes to HTTP/2 by reference. Every other method goes on to the generated
+//! service. A client sees the same bytes, headers and trailers from either.
 
 use std::convert::Infallible;
+use std::pin::Pin;
 use std::sync::Arc;
 
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use futures::{Stream, StreamExt};
+use http_body::Frame;
+use http_body_util::BodyExt;
 use prost::Message;
-use prost::bytes::{Buf, BufMut};
-use prost::encoding::{DecodeContext, WireType};
 use tonic::codegen::{Body, BoxFuture, Context, Poll, Service, StdError, http};
-use tonic::{Request, Response, Status};
+use tonic::metadata::MetadataMap;
+use tonic::{Request, Status};
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::game_service_server::GameServiceServer;
 use weiqi_store::EventStore;
@@ -25,6 +29,9 @@ use crate::hub::Broadcast;
 use crate::service::GameSvc;
 
 const WATCH_GAME: &str = "/weiqi.v1.GameService/WatchGame";
+
+/// gRPC's message prefix: a compression flag and the message's length (big-endian).
+const PREFIX: usize = 5;
 
 /// The game service, with WatchGame answered from shared encodings.
 pub struct SharedWatch<S> {
@@ -63,6 +70,7 @@ impl<S, B> Service<http::Request<B>> for SharedWatch<S>
 where
     S: EventStore,
     B: Body + Send + 'static,
+    B::Data: Send,
     B::Error: Into<StdError> + Send + 'static,
 {
     type Response = http::Response<tonic::body::Body>;
@@ -78,72 +86,135 @@ where
             return self.generated.call(req);
         }
         let (svc, max) = (self.svc.clone(), self.max_decoding_bytes);
-        Box::pin(async move {
-            let codec = tonic_prost::ProstCodec::<Encoded, pb::WatchGameRequest>::default();
-            let mut grpc = tonic::server::Grpc::new(codec).apply_max_message_size_config(Some(max), None);
-            Ok(grpc.server_streaming(Watch(svc), req).await)
+        Box::pin(async move { Ok(watch(&svc, max, req).await.unwrap_or_else(Status::into_http)) })
+    }
+}
+
+/// WatchGame: the request read and checked, then the game's items as they come.
+async fn watch<S: EventStore, B>(
+    svc: &GameSvc<S>,
+    max: usize,
+    req: http::Request<B>,
+) -> Result<http::Response<tonic::body::Body>, Status>
+where
+    B: Body + Send + 'static,
+    B::Error: Into<StdError>,
+{
+    let (parts, body) = req.into_parts();
+    let message = read_request(body, max).await?;
+    let request = Request::from_parts(MetadataMap::from_headers(parts.headers), parts.extensions, message);
+    let items = svc.watch_items(request).await?;
+    let mut response = http::Response::new(tonic::body::Body::new(WatchBody {
+        items: Box::pin(items),
+        done: false,
+    }));
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/grpc"),
+    );
+    Ok(response)
+}
+
+/// The request's one message: read up to its end and no further (a client need not close
+/// its side first), and never more than `max` bytes of message, as the generated route does.
+async fn read_request<B>(body: B, max: usize) -> Result<pb::WatchGameRequest, Status>
+where
+    B: Body,
+    B::Error: Into<StdError>,
+{
+    let mut body = std::pin::pin!(body);
+    let mut buf = BytesMut::new();
+    let too_large = |len: usize| {
+        Status::out_of_range(format!(
+            "Error, decoded message length too large: found {len} bytes, the limit is: {max} bytes"
+        ))
+    };
+    let wanted =
+        |buf: &BytesMut| (buf.len() >= PREFIX).then(|| u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]) as usize);
+    loop {
+        if let Some(len) = wanted(&buf) {
+            if len > max {
+                return Err(too_large(len));
+            }
+            if buf.len() >= PREFIX + len {
+                break;
+            }
+        }
+        match body.frame().await {
+            Some(Ok(frame)) => {
+                if let Ok(mut data) = frame.into_data() {
+                    if buf.len() + data.remaining() > PREFIX + max {
+                        return Err(too_large(buf.len() + data.remaining() - PREFIX.min(buf.len())));
+                    }
+                    while data.has_remaining() {
+                        let chunk = data.chunk();
+                        let n = chunk.len();
+                        buf.put_slice(chunk);
+                        data.advance(n);
+                    }
+                }
+            }
+            Some(Err(e)) => return Err(Status::from_error(e.into())),
+            None => break,
+        }
+    }
+    let Some(len) = wanted(&buf) else {
+        return Err(Status::internal("Missing request message."));
+    };
+    if buf[0] != 0 {
+        return Err(Status::unimplemented("compressed requests are not accepted"));
+    }
+    if buf.len() < PREFIX + len {
+        return Err(Status::internal("the request message ended early"));
+    }
+    pb::WatchGameRequest::decode(&buf[PREFIX..PREFIX + len]).map_err(|e| Status::internal(e.to_string()))
+}
+
+type Items = Pin<Box<dyn Stream<Item = Result<Broadcast, Status>> + Send>>;
+
+/// A WatchGame response: each item's shared frame, then the status as trailers.
+struct WatchBody {
+    items: Items,
+    done: bool,
+}
+
+impl Body for WatchBody {
+    type Data = Bytes;
+    type Error = Status;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Status>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        let end = match std::task::ready!(self.items.poll_next_unpin(cx)) {
+            Some(Ok(item)) => return Poll::Ready(Some(Ok(Frame::data(framed(&item))))),
+            Some(Err(status)) => status,
+            None => Status::ok(""),
+        };
+        self.done = true;
+        let mut trailers = http::HeaderMap::new();
+        end.add_header(&mut trailers)?;
+        Poll::Ready(Some(Ok(Frame::trailers(trailers))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.done
+    }
+}
+
+/// An item as a `WatchGameResponse` in gRPC's framing, made by the first stream to send it.
+fn framed(b: &Broadcast) -> Bytes {
+    b.wire
+        .get_or_init(|| {
+            let message = convert::watched_to(b);
+            let len = message.encoded_len();
+            let mut out = BytesMut::with_capacity(PREFIX + len);
+            out.put_u8(0);
+            out.put_u32(len as u32);
+            message.encode(&mut out).expect("capacity reserved");
+            out.freeze()
         })
-    }
-}
-
-/// WatchGame's handler on this route.
-struct Watch<S>(Arc<GameSvc<S>>);
-
-type EncodedStream = std::pin::Pin<Box<dyn Stream<Item = Result<Encoded, Status>> + Send>>;
-
-impl<S: EventStore> tonic::server::ServerStreamingService<pb::WatchGameRequest> for Watch<S> {
-    type Response = Encoded;
-    type ResponseStream = EncodedStream;
-    type Future = BoxFuture<Response<EncodedStream>, Status>;
-
-    fn call(&mut self, request: Request<pb::WatchGameRequest>) -> Self::Future {
-        let svc = self.0.clone();
-        Box::pin(async move {
-            let items = svc.watch_items(request).await?;
-            let out: EncodedStream = Box::pin(items.map(|item| item.map(Encoded::of)));
-            Ok(Response::new(out))
-        })
-    }
-}
-
-/// A broadcast item as an encoded `WatchGameResponse` (the first stream to send an item
-/// encodes it; the rest find it done). Encode only: nothing decodes into it.
-#[derive(Debug, Default)]
-pub struct Encoded(Option<Broadcast>);
-
-impl Encoded {
-    fn of(b: Broadcast) -> Encoded {
-        b.wire.get_or_init(|| convert::watched_to(&b).encode_to_vec());
-        Encoded(Some(b))
-    }
-
-    fn bytes(&self) -> &[u8] {
-        self.0.as_ref().and_then(|b| b.wire.get()).map_or(&[], Vec::as_slice)
-    }
-}
-
-impl Message for Encoded {
-    fn encode_raw(&self, buf: &mut impl BufMut) {
-        buf.put_slice(self.bytes());
-    }
-
-    fn merge_field(
-        &mut self,
-        tag: u32,
-        wire_type: WireType,
-        buf: &mut impl Buf,
-        ctx: DecodeContext,
-    ) -> Result<(), prost::DecodeError> {
-        prost::encoding::skip_field(wire_type, tag, buf, ctx)
-    }
-
-    fn encoded_len(&self) -> usize {
-        self.bytes().len()
-    }
-
-    fn clear(&mut self) {
-        self.0 = None;
-    }
+        .clone()
 }
 
 #[cfg(test)]
@@ -153,7 +224,7 @@ mod tests {
     use weiqi_game::{Event, EventKind, Game};
 
     #[test]
-    fn an_item_encodes_to_the_generated_message_bytes() {
+    fn an_item_is_the_generated_message_in_grpc_framing() {
         let mut game = Game::new();
         let events = game
             .decide_in_place(
@@ -177,11 +248,59 @@ mod tests {
         assert!(matches!(event.kind, EventKind::Created { .. }));
         let b = Published::new(event, crate::hub::GameView::of("g1", &game, 5));
         let expected = convert::watched_to(&b).encode_to_vec();
-        let first = Encoded::of(b.clone());
-        let second = Encoded::of(b);
-        assert_eq!(first.encode_to_vec(), expected);
-        assert_eq!(second.encoded_len(), expected.len());
-        let back = pb::WatchGameResponse::decode(second.encode_to_vec().as_slice()).unwrap();
+        let first = framed(&b);
+        let second = framed(&b);
+        assert_eq!(first[0], 0, "not compressed");
+        assert_eq!(
+            u32::from_be_bytes(first[1..5].try_into().unwrap()) as usize,
+            expected.len()
+        );
+        assert_eq!(&first[PREFIX..], expected.as_slice());
+        assert_eq!(
+            first.as_ptr(),
+            second.as_ptr(),
+            "the second stream shares the first's bytes"
+        );
+        let back = pb::WatchGameResponse::decode(&second[PREFIX..]).unwrap();
         assert_eq!(back.state.unwrap().game_id, "g1");
+    }
+
+    /// The request is read as far as its one message and no further, and a message over
+    /// the limit is refused from its prefix, before its bytes arrive.
+    #[tokio::test]
+    async fn the_request_is_read_to_its_message_and_bounded() {
+        let message = pb::WatchGameRequest {
+            game_id: "g1".into(),
+            since_seq: 3,
+        }
+        .encode_to_vec();
+        let mut framed = vec![0];
+        framed.extend((message.len() as u32).to_be_bytes());
+        framed.extend(&message);
+        // A body that sends the message and then never ends.
+        let frames = futures::stream::iter([Ok::<_, Infallible>(Frame::data(Bytes::from(framed.clone())))])
+            .chain(futures::stream::pending());
+        let body = http_body_util::StreamBody::new(frames);
+        let got = read_request(body, 64).await.unwrap();
+        assert_eq!((got.game_id.as_str(), got.since_seq), ("g1", 3));
+        let mut huge = vec![0];
+        huge.extend(1_000_000u32.to_be_bytes());
+        let body = http_body_util::StreamBody::new(
+            futures::stream::iter([Ok::<_, Infallible>(Frame::data(Bytes::from(huge)))])
+                .chain(futures::stream::pending()),
+        );
+        assert_eq!(
+            read_request(body, 64).await.unwrap_err().code(),
+            tonic::Code::OutOfRange
+        );
+        let empty = http_body_util::Empty::<Bytes>::new();
+        assert_eq!(read_request(empty, 64).await.unwrap_err().code(), tonic::Code::Internal);
+        let mut compressed = framed;
+        compressed[0] = 1;
+        let body = http_body_util::Full::new(Bytes::from(compressed));
+        assert_eq!(
+            read_request(body, 64).await.unwrap_err().code(),
+            tonic::Code::Unimplemented
+        );
     }
 }

@@ -26,10 +26,10 @@ pub struct Published {
     /// The game right after the event.
     pub view: GameView,
     /// The item as the edge sends it, encoded by the first watcher's stream to send it and
-    /// copied by the others: ten thousand watchers of one game cost one conversion and one
-    /// encoding of each move, not ten thousand. (Opaque bytes: the hub knows no wire
-    /// format, and never reads them.)
-    pub wire: OnceLock<Vec<u8>>,
+    /// shared by the others (a reference count, not a copy): ten thousand watchers of one
+    /// game cost one conversion and one encoding of each move, not ten thousand. (Opaque
+    /// bytes: the hub knows no wire format, and never reads them.)
+    pub wire: OnceLock<bytes::Bytes>,
 }
 
 impl Published {
