@@ -69,7 +69,7 @@ pub struct Hub<S> {
     /// The games that may be unpacked, for [`Hub::park_idle`]: every locked use puts its
     /// game here once (an entry's `on_park_list`), so the pass visits the games used since
     /// it last ran, not every game in memory (a scan of 100,000 games' locks every second
-    /// took a sixth of the server's core at a human pace).
+    /// showed in profiles at a human pace).
     park_list: std::sync::Mutex<Vec<Arc<Mutex<Entry>>>>,
 }
 
