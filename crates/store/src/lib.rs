@@ -67,7 +67,7 @@ pub use matchmaking::{Challenge, ChallengeState, MatchStore, Pairing, PlayerEven
 pub use memory::MemoryStore;
 pub use players::{HistoryRow, PlayerRecord, PlayerStore, RateFn, RatedGame, RatingRow};
 pub use postgres::PgStore;
-pub use sqlite::{DEFAULT_COMMIT_SPACING, SqliteStore};
+pub use sqlite::{DEFAULT_COMMIT_SPACING, MAX_COMMIT_SPACING, SqliteStore};
 pub use tournaments::{TournamentRow, TournamentStore};
 
 use std::collections::HashMap;

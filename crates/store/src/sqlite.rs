@@ -70,6 +70,9 @@ const MIGRATE_V1_COPY: &[&str] = &[
 /// µs of server CPU a move).
 pub const DEFAULT_COMMIT_SPACING: std::time::Duration = std::time::Duration::from_millis(1);
 
+/// The largest commit spacing: a mistyped setting must not stall every write for long.
+pub const MAX_COMMIT_SPACING: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// What the writer task commits.
 enum Write {
     /// An append with its events already serialized (by the caller's task, in parallel,
@@ -107,8 +110,11 @@ impl SqliteStore {
 
     /// [`SqliteStore::open`], with group commits begun at most once per `commit_spacing`
     /// while writes keep coming (the first write after a quiet spell commits at once);
-    /// zero commits whatever is waiting as soon as the last commit ends.
+    /// zero commits whatever is waiting as soon as the last commit ends. The wait is
+    /// tokio's timer, which rounds up to whole milliseconds, and at most
+    /// [`MAX_COMMIT_SPACING`] (a larger spacing is cut to it).
     pub async fn open_with(path: &Path, commit_spacing: std::time::Duration) -> Result<SqliteStore, StoreError> {
+        let commit_spacing = commit_spacing.min(MAX_COMMIT_SPACING);
         let lock = lock_file(path).await?;
         let opts = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))?
             .create_if_missing(true)

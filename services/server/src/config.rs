@@ -39,7 +39,8 @@ pub struct ServerConfig {
     pub park_after_ms: u64,
     /// The embedded store's least time between the starts of two group commits while
     /// writes keep coming, in microseconds: a write arriving sooner waits (at most this
-    /// long) and shares the next commit; 0 commits at once.
+    /// long, rounded up to whole milliseconds) and shares the next commit; 0 commits at
+    /// once; at most 100,000 (100 ms).
     pub commit_spacing_us: u64,
     /// Open games nobody joined for this long are cancelled (they would otherwise stay in
     /// the lobby, and in memory, forever); 0 keeps them.

@@ -101,6 +101,7 @@ where
     B::Error: Into<StdError>,
 {
     let (parts, body) = req.into_parts();
+    check_encoding(&parts.headers)?;
     let message = read_request(body, max).await?;
     let request = Request::from_parts(MetadataMap::from_headers(parts.headers), parts.extensions, message);
     let items = svc.watch_items(request).await?;
@@ -115,8 +116,28 @@ where
     Ok(response)
 }
 
+/// Requests are read uncompressed only (as the generated route, with no compression
+/// enabled, does): any other `grpc-encoding` is refused at once, naming the one accepted.
+fn check_encoding(headers: &http::HeaderMap) -> Result<(), Status> {
+    match headers.get("grpc-encoding").map(http::HeaderValue::as_bytes) {
+        None | Some(b"identity") => Ok(()),
+        Some(other) => {
+            let mut status = Status::unimplemented(format!(
+                "Content is compressed with `{}` which isn't supported",
+                String::from_utf8_lossy(other)
+            ));
+            status.metadata_mut().insert(
+                "grpc-accept-encoding",
+                tonic::metadata::MetadataValue::from_static("identity"),
+            );
+            Err(status)
+        }
+    }
+}
+
 /// The request's one message: read up to its end and no further (a client need not close
-/// its side first), and never more than `max` bytes of message, as the generated route does.
+/// its side first), and never more than `max` bytes of message, as the generated route does:
+/// the buffer holds at most the prefix and the message, whatever the chunks.
 async fn read_request<B>(body: B, max: usize) -> Result<pb::WatchGameRequest, Status>
 where
     B: Body,
@@ -124,50 +145,50 @@ where
 {
     let mut body = std::pin::pin!(body);
     let mut buf = BytesMut::new();
-    let too_large = |len: usize| {
-        Status::out_of_range(format!(
-            "Error, decoded message length too large: found {len} bytes, the limit is: {max} bytes"
-        ))
-    };
-    let wanted =
-        |buf: &BytesMut| (buf.len() >= PREFIX).then(|| u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]) as usize);
-    loop {
-        if let Some(len) = wanted(&buf) {
-            if len > max {
-                return Err(too_large(len));
-            }
-            if buf.len() >= PREFIX + len {
-                break;
-            }
+    // The bytes still missing: of the prefix, then of the message it announces.
+    let missing = |buf: &BytesMut| -> Result<usize, Status> {
+        if buf.len() < PREFIX {
+            return Ok(PREFIX - buf.len());
         }
+        let len = u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]) as usize;
+        if len > max {
+            return Err(Status::out_of_range(format!(
+                "Error, decoded message length too large: found {len} bytes, the limit is: {max} bytes"
+            )));
+        }
+        Ok(PREFIX + len - buf.len())
+    };
+    while missing(&buf)? > 0 {
         match body.frame().await {
             Some(Ok(frame)) => {
-                if let Ok(mut data) = frame.into_data() {
-                    if buf.len() + data.remaining() > PREFIX + max {
-                        return Err(too_large(buf.len() + data.remaining() - PREFIX.min(buf.len())));
+                let Ok(mut data) = frame.into_data() else { continue };
+                while data.has_remaining() {
+                    let need = missing(&buf)?;
+                    if need == 0 {
+                        break;
                     }
-                    while data.has_remaining() {
-                        let chunk = data.chunk();
-                        let n = chunk.len();
-                        buf.put_slice(chunk);
-                        data.advance(n);
-                    }
+                    let chunk = data.chunk();
+                    let n = chunk.len().min(need);
+                    buf.put_slice(&chunk[..n]);
+                    data.advance(n);
                 }
             }
             Some(Err(e)) => return Err(Status::from_error(e.into())),
             None => break,
         }
     }
-    let Some(len) = wanted(&buf) else {
+    if buf.is_empty() {
         return Err(Status::internal("Missing request message."));
-    };
-    if buf[0] != 0 {
-        return Err(Status::unimplemented("compressed requests are not accepted"));
     }
-    if buf.len() < PREFIX + len {
+    if missing(&buf)? > 0 {
         return Err(Status::internal("the request message ended early"));
     }
-    pb::WatchGameRequest::decode(&buf[PREFIX..PREFIX + len]).map_err(|e| Status::internal(e.to_string()))
+    if buf[0] != 0 {
+        return Err(Status::internal(
+            "protocol error: received message with compressed-flag but no grpc-encoding was specified",
+        ));
+    }
+    pb::WatchGameRequest::decode(&buf[PREFIX..]).map_err(|e| Status::internal(e.to_string()))
 }
 
 type Items = Pin<Box<dyn Stream<Item = Result<Broadcast, Status>> + Send>>;
@@ -295,12 +316,39 @@ mod tests {
         );
         let empty = http_body_util::Empty::<Bytes>::new();
         assert_eq!(read_request(empty, 64).await.unwrap_err().code(), tonic::Code::Internal);
-        let mut compressed = framed;
+        let mut compressed = framed.clone();
         compressed[0] = 1;
         let body = http_body_util::Full::new(Bytes::from(compressed));
-        assert_eq!(
-            read_request(body, 64).await.unwrap_err().code(),
-            tonic::Code::Unimplemented
-        );
+        assert_eq!(read_request(body, 64).await.unwrap_err().code(), tonic::Code::Internal);
+        // A message that ends early, and one whose chunks run past it (the rest is left).
+        let body = http_body_util::Full::new(Bytes::from(framed[..framed.len() - 1].to_vec()));
+        assert_eq!(read_request(body, 64).await.unwrap_err().code(), tonic::Code::Internal);
+        let mut longer = framed.clone();
+        longer.extend([0u8; 100]);
+        let got = read_request(http_body_util::Full::new(Bytes::from(longer)), 64)
+            .await
+            .unwrap();
+        assert_eq!(got.game_id, "g1");
+        // The message split across chunks, the prefix too.
+        let chunks: Vec<_> = framed
+            .chunks(2)
+            .map(|c| Ok::<_, Infallible>(Frame::data(Bytes::copy_from_slice(c))))
+            .collect();
+        let got = read_request(http_body_util::StreamBody::new(futures::stream::iter(chunks)), 64)
+            .await
+            .unwrap();
+        assert_eq!(got.since_seq, 3);
+    }
+
+    #[test]
+    fn compressed_requests_are_refused_naming_the_accepted_encoding() {
+        let mut headers = http::HeaderMap::new();
+        assert!(check_encoding(&headers).is_ok());
+        headers.insert("grpc-encoding", http::HeaderValue::from_static("identity"));
+        assert!(check_encoding(&headers).is_ok());
+        headers.insert("grpc-encoding", http::HeaderValue::from_static("gzip"));
+        let status = check_encoding(&headers).unwrap_err();
+        assert_eq!(status.code(), tonic::Code::Unimplemented);
+        assert_eq!(status.metadata().get("grpc-accept-encoding").unwrap(), "identity");
     }
 }

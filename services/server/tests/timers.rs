@@ -21,14 +21,13 @@ async fn hub() -> (Arc<Hub<MemoryStore>>, watch::Sender<bool>) {
     )
 }
 
-async fn get(h: &Hub<MemoryStore>, id: &str) -> pb::GameState {
-    let arc = h.entry(id).await.unwrap();
-    let mut e = arc.lock().await;
+async fn get(h: &Arc<Hub<MemoryStore>>, id: &str) -> pb::GameState {
+    let mut e = h.lock(id).await.unwrap();
     weiqi_server::convert::view_to(&GameView::of(id, e.game.get(), h.time.now_ms()))
 }
 
 /// Polls while storage I/O completes (paused time advances whenever the runtime idles).
-async fn settle(h: &Hub<MemoryStore>, id: &str, phase: pb::Phase) -> pb::GameState {
+async fn settle(h: &Arc<Hub<MemoryStore>>, id: &str, phase: pb::Phase) -> pb::GameState {
     for _ in 0..1000 {
         let st = get(h, id).await;
         if st.phase == phase as i32 {

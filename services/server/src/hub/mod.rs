@@ -70,7 +70,9 @@ pub struct Hub<S> {
     /// game here once (an entry's `on_park_list`), so the pass visits the games used since
     /// it last ran, not every game in memory (a scan of 100,000 games' locks every second
     /// showed in profiles at a human pace).
-    park_list: std::sync::Mutex<Vec<Arc<Mutex<Entry>>>>,
+    /// (Weak: a game that left memory, or a finished one read and let go, is not kept for
+    /// the pass.)
+    park_list: std::sync::Mutex<Vec<std::sync::Weak<Mutex<Entry>>>>,
 }
 
 /// The default of [`Hub::with_park_after`]: one second between moves is quick play.
@@ -147,7 +149,7 @@ impl<S: EventStore> Hub<S> {
 
     /// A game's entry, loading it from the store when it is not in memory. Finished games
     /// are not kept there: they change no more, and are read from the store when asked for.
-    pub async fn entry(&self, game_id: &str) -> Result<Arc<Mutex<Entry>>, HubError> {
+    pub(super) async fn entry(&self, game_id: &str) -> Result<Arc<Mutex<Entry>>, HubError> {
         if let Some(slot) = self.games.read().expect("lock").get(game_id) {
             return Ok(slot.entry.clone());
         }

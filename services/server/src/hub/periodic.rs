@@ -152,7 +152,7 @@ impl<S: EventStore> Hub<S> {
     pub(super) fn may_unpack(&self, slot: &Arc<tokio::sync::Mutex<Entry>>, entry: &mut Entry) {
         if !entry.on_park_list {
             entry.on_park_list = true;
-            self.park_list.lock().expect("lock").push(slot.clone());
+            self.park_list.lock().expect("lock").push(Arc::downgrade(slot));
         }
     }
 
@@ -170,14 +170,14 @@ impl<S: EventStore> Hub<S> {
         let listed = std::mem::take(&mut *self.park_list.lock().expect("lock"));
         let mut kept = Vec::new();
         let mut parked = 0;
-        for slot in listed {
+        for listed in listed {
+            let Some(slot) = listed.upgrade() else { continue };
             let Ok(mut e) = slot.try_lock() else {
-                kept.push(slot);
+                kept.push(listed);
                 continue;
             };
             if e.game.is_live() && now.saturating_sub(e.last_active) < self.park_after_ms {
-                drop(e);
-                kept.push(slot);
+                kept.push(listed);
                 continue;
             }
             if e.game.is_live() {
