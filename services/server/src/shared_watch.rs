@@ -225,17 +225,17 @@ impl Body for WatchBody {
 
 /// An item as a `WatchGameResponse` in gRPC's framing, made by the first stream to send it.
 fn framed(b: &Broadcast) -> Bytes {
-    b.wire
-        .get_or_init(|| {
-            let message = convert::watched_to(b);
-            let len = message.encoded_len();
-            let mut out = BytesMut::with_capacity(PREFIX + len);
-            out.put_u8(0);
-            out.put_u32(len as u32);
-            message.encode(&mut out).expect("capacity reserved");
-            out.freeze()
-        })
-        .clone()
+    b.wire.get_or_init(|| grpc_frame(&convert::watched_to(b))).clone()
+}
+
+/// A message in gRPC's framing: uncompressed, its length, its bytes.
+fn grpc_frame(message: &impl Message) -> Bytes {
+    let len = message.encoded_len();
+    let mut out = BytesMut::with_capacity(PREFIX + len);
+    out.put_u8(0);
+    out.put_u32(len as u32);
+    message.encode(&mut out).expect("capacity reserved");
+    out.freeze()
 }
 
 #[cfg(test)]
@@ -290,14 +290,11 @@ mod tests {
     /// the limit is refused from its prefix, before its bytes arrive.
     #[tokio::test]
     async fn the_request_is_read_to_its_message_and_bounded() {
-        let message = pb::WatchGameRequest {
+        let framed = grpc_frame(&pb::WatchGameRequest {
             game_id: "g1".into(),
             since_seq: 3,
-        }
-        .encode_to_vec();
-        let mut framed = vec![0];
-        framed.extend((message.len() as u32).to_be_bytes());
-        framed.extend(&message);
+        })
+        .to_vec();
         // A body that sends the message and then never ends.
         let frames = futures::stream::iter([Ok::<_, Infallible>(Frame::data(Bytes::from(framed.clone())))])
             .chain(futures::stream::pending());

@@ -148,7 +148,8 @@ impl<S: EventStore> Hub<S> {
     }
 
     /// Puts a game about to be used (`entry`, locked, from `slot`) on the list that
-    /// [`Hub::park_idle`] visits, unless it is there already: a use may unpack it.
+    /// [`Hub::park_idle`] visits, unless it is there already: a use may unpack it. (Called
+    /// by `Hub::locked_entry`, the one way to a game's entry.)
     pub(super) fn may_unpack(&self, slot: &Arc<tokio::sync::Mutex<Entry>>, entry: &mut Entry) {
         if !entry.on_park_list {
             entry.on_park_list = true;
@@ -176,11 +177,11 @@ impl<S: EventStore> Hub<S> {
                 kept.push(listed);
                 continue;
             };
-            if e.game.is_live() && now.saturating_sub(e.last_active) < self.park_after_ms {
-                kept.push(listed);
-                continue;
-            }
             if e.game.is_live() {
+                if now.saturating_sub(e.last_active) < self.park_after_ms {
+                    kept.push(listed);
+                    continue;
+                }
                 e.game.park();
                 parked += 1;
             }

@@ -50,9 +50,7 @@ impl<S: EventStore> Hub<S> {
             {
                 warn!(game_id = %id, error = %e, "crediting downtime failed");
             }
-            let arc = self.entry(id).await?;
-            let mut entry = arc.lock().await;
-            self.may_unpack(&arc, &mut entry);
+            let mut entry = self.locked_entry(id).await?;
             self.schedule(id, &mut entry);
             Ok::<(), HubError>(())
         });
@@ -73,14 +71,21 @@ impl<S: EventStore> Hub<S> {
     /// comparison, as it conflicts when another server moved the game on, and a command
     /// that fails for any reason runs once more if the copy was behind ([`Hub::caught_up`]).
     pub(super) async fn lock_for_command(self: &Arc<Self>, game_id: &str) -> Result<OwnedMutexGuard<Entry>, HubError> {
-        let arc = self.entry(game_id).await?;
-        let mut entry = arc.clone().lock_owned().await;
-        self.may_unpack(&arc, &mut entry);
+        let mut entry = self.locked_entry(game_id).await?;
         if entry.stale {
             // Boxed: a rare path whose future (two store calls) would otherwise be laid
             // out inside every command's future, copied on each call.
             Box::pin(self.heal(game_id, &mut entry)).await?;
         }
+        Ok(entry)
+    }
+
+    /// A game's entry, locked, and listed for [`Hub::park_idle`] (a use may unpack it): the
+    /// one way to a game's entry, so that no game is unpacked off the list.
+    async fn locked_entry(&self, game_id: &str) -> Result<OwnedMutexGuard<Entry>, HubError> {
+        let slot = self.entry(game_id).await?;
+        let mut entry = slot.clone().lock_owned().await;
+        self.may_unpack(&slot, &mut entry);
         Ok(entry)
     }
 
