@@ -13,16 +13,17 @@
 /// The games that `$filter` (a condition on `games g`, with at most one bound text, `$arg`)
 /// selects, with their events: two queries in all, however many games (one query per game
 /// made a restart with thousands of open games slow). `$key` is the database's own game
-/// key, the column that joins events to games. The same steps on both
+/// key, the column that joins events to games; `$events` the table (or subquery) the
+/// events are read from. The same steps on both
 /// databases, whose sqlx types share no trait that lets one function bind and read these
 /// columns without a page of bounds: hence a macro.
 macro_rules! gather {
-    ($pool:expr, $key:literal: $key_ty:ty, $filter:expr, $arg:expr) => {{
-        let (key, filter) = ($key, $filter);
+    ($pool:expr, $key:literal: $key_ty:ty, $events:expr, $filter:expr, $arg:expr) => {{
+        let (key, events, filter) = ($key, $events, $filter);
         let games_sql =
             format!("SELECT g.{key}, g.game_id, g.host_token_hash, g.guest_token_hash FROM games g WHERE {filter}");
         let events_sql = format!(
-            "SELECT e.{key}, e.seq, e.request_id, e.body FROM events e JOIN games g ON g.{key} = e.{key}
+            "SELECT e.{key}, e.seq, e.request_id, e.body FROM {events} e JOIN games g ON g.{key} = e.{key}
              WHERE {filter} ORDER BY e.{key}, e.seq"
         );
         let mut games_q = sqlx::query(&games_sql);

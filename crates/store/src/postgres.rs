@@ -202,7 +202,7 @@ impl PgStore {
     /// The games that `filter` (a condition on `games g`, with at most one bound text)
     /// selects, with their events: two queries in all, however many games.
     async fn load_where(&self, filter: &str, arg: Option<&str>) -> Result<Vec<StoredGame>, StoreError> {
-        gather!(&self.pool, "game_id": String, filter, arg)
+        gather!(&self.pool, "game_id": String, "events", filter, arg)
     }
 }
 

@@ -38,6 +38,15 @@ const SCHEMA: &[&str] = &[
         request_id TEXT,
         body TEXT NOT NULL)",
     "CREATE UNIQUE INDEX IF NOT EXISTS events_by_game ON events (game_no, seq)",
+    // The events of games in quick play, in arrival order with no index: an indexed row
+    // rewrites its game's index page in every commit (a 4 KiB WAL frame a move), while
+    // rows merged into `events` in bulk ([`merge_recent`]) rewrite it once for all the
+    // moves the game made meanwhile. Reads take the union of both tables.
+    "CREATE TABLE IF NOT EXISTS events_recent (
+        game_no INTEGER NOT NULL,
+        seq INTEGER NOT NULL,
+        request_id TEXT,
+        body TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     // The last `PROBE_SLOTS` durable pings, overwritten in turn.
     "CREATE TABLE IF NOT EXISTS probes (slot INTEGER PRIMARY KEY, at_ms INTEGER NOT NULL, payload BLOB NOT NULL)",
@@ -71,6 +80,26 @@ pub const DEFAULT_COMMIT_SPACING: std::time::Duration = std::time::Duration::fro
 
 /// The largest commit spacing: a mistyped setting must not stall every write for long.
 pub const MAX_COMMIT_SPACING: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// A game is in quick play when its previous two appends each came less than this after
+/// the one before (ms): its events go to `events_recent` and reach the index in the next
+/// merge, several moves at once. Slower games (a human pace) write to `events` directly, as
+/// a merge would write their index page once a move anyway, and their rows only once. (One
+/// quick gap is not enough: at a human pace of one move per 10 s, 2.5% of the gaps are
+/// under 250 ms by chance, a row each that would be written twice for nothing.)
+const QUICK_PLAY_MS: u64 = 250;
+
+/// How often `events_recent` is merged into `events` while it has rows: at most this long
+/// a quick game's moves wait for their index entries (reads see them before, scanning).
+const MERGE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// `events_recent` is merged at once when it holds this many rows: what a read of one
+/// game scans there (about 8 MB at most) and what one merge writes stay bounded.
+const MERGE_ROWS: u64 = 32_768;
+
+/// The events of one game as a read takes them: both tables.
+const ALL_EVENTS: &str = "(SELECT game_no, seq, request_id, body FROM events
+    UNION ALL SELECT game_no, seq, request_id, body FROM events_recent)";
 
 /// What the writer task commits.
 enum Write {
@@ -206,7 +235,7 @@ impl SqliteStore {
     /// selects, with their events: two queries in all, however many games (one query per
     /// game made a restart with thousands of open games slow).
     async fn load_where(&self, filter: &str, arg: Option<&str>) -> Result<Vec<StoredGame>, StoreError> {
-        gather!(&self.reads, "game_no": i64, filter, arg)
+        gather!(&self.reads, "game_no": i64, ALL_EVENTS, filter, arg)
     }
 }
 
@@ -234,11 +263,15 @@ async fn lock_file(path: &Path) -> Result<std::fs::File, StoreError> {
     )))
 }
 
-/// What the writer knows of a game: its internal key and last sequence number.
+/// What the writer knows of a game: its internal key, last sequence number, the time of
+/// its last append (ms, the caller's clock) and whether that came quickly after the one
+/// before, for [`QUICK_PLAY_MS`].
 #[derive(Debug, Clone, Copy)]
 struct Known {
     game_no: i64,
     last_seq: u64,
+    last_ms: u64,
+    quick_gap: bool,
 }
 
 /// The writer's cache of games, filled from the database on first use.
@@ -247,6 +280,11 @@ struct Games {
     next_no: i64,
     /// Probes written since the writer started (the next probe's slot, modulo the slots).
     probes: u64,
+    /// Rows in `events_recent` (committed), and when it was last emptied.
+    recent_rows: u64,
+    last_merge: std::time::Instant,
+    /// The last merge failed: the next waits for [`MERGE_EVERY`], however many rows wait.
+    merge_failed: bool,
 }
 
 /// The single writer: takes whatever writes are waiting, commits them in one transaction
@@ -271,11 +309,29 @@ async fn writer(
             return;
         }
     };
+    let recent_rows = match sqlx::query_scalar::<_, i64>("SELECT count(*) FROM events_recent")
+        .fetch_one(&mut conn)
+        .await
+    {
+        Ok(n) => n as u64,
+        Err(e) => {
+            tracing::error!(error = %e, "the event store cannot be read");
+            return;
+        }
+    };
     let mut games = Games {
         known: HashMap::new(),
         next_no,
         probes: 0,
+        recent_rows,
+        last_merge: std::time::Instant::now(),
+        merge_failed: false,
     };
+    // Rows left by a server that stopped before merging them go to the index first: the
+    // games they belong to are not in the cache yet, and looking one up scans the table.
+    if games.recent_rows > 0 {
+        merge_recent(&mut conn, &mut games).await;
+    }
     let mut last_reset = std::time::Instant::now();
     let mut last_commit: Option<std::time::Instant> = None;
     while let Some(job) = rx.recv().await {
@@ -306,10 +362,51 @@ async fn writer(
         for ((_, reply), r) in batch.drain(..).zip(results) {
             let _ = reply.send(r);
         }
+        if games.recent_rows > 0
+            && (games.last_merge.elapsed() >= MERGE_EVERY || (games.recent_rows >= MERGE_ROWS && !games.merge_failed))
+        {
+            merge_recent(&mut conn, &mut games).await;
+        }
         // Tried again after the next commit until it completes (the background checkpoint
         // may hold the checkpoint lock).
         if last_reset.elapsed() >= WAL_RESET_EVERY && reset_wal(&mut conn).await {
             last_reset = std::time::Instant::now();
+        }
+    }
+}
+
+/// Moves every row of `events_recent` into `events` in one transaction, sorted as the
+/// index is, so each game's index page is written once for all its rows. A failure (the
+/// unique index refusing a row would mean the writer's cache was wrong) leaves the rows
+/// where they are, still read from there; the next merge tries again.
+async fn merge_recent(conn: &mut SqliteConnection, games: &mut Games) {
+    let started = std::time::Instant::now();
+    games.last_merge = started;
+    let merged = async {
+        let mut tx = conn.begin().await?;
+        sqlx::query(
+            "INSERT INTO events (game_no, seq, request_id, body)
+             SELECT game_no, seq, request_id, body FROM events_recent ORDER BY game_no, seq",
+        )
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM events_recent").execute(&mut *tx).await?;
+        tx.commit().await
+    }
+    .await;
+    match merged {
+        Ok(()) => {
+            tracing::debug!(
+                rows = games.recent_rows,
+                micros = started.elapsed().as_micros() as u64,
+                "recent events merged"
+            );
+            games.recent_rows = 0;
+            games.merge_failed = false;
+        }
+        Err(e) => {
+            tracing::error!(error = %e, rows = games.recent_rows, "merging recent events failed");
+            games.merge_failed = true;
         }
     }
 }
@@ -357,13 +454,20 @@ async fn lookup(conn: &mut SqliteConnection, game_id: &str) -> Result<Option<Kno
     else {
         return Ok(None);
     };
-    let last: Option<i64> = sqlx::query_scalar("SELECT max(seq) FROM events WHERE game_no = ?")
-        .bind(game_no)
-        .fetch_one(&mut *conn)
-        .await?;
+    // (The recent rows are scanned: they are few, and a game in quick play is cached.)
+    let last: Option<i64> = sqlx::query_scalar(
+        "SELECT max(s) FROM (SELECT max(seq) AS s FROM events WHERE game_no = ?1
+                             UNION ALL SELECT max(seq) FROM events_recent WHERE game_no = ?1)",
+    )
+    .bind(game_no)
+    .fetch_one(&mut *conn)
+    .await?;
     Ok(Some(Known {
         game_no,
         last_seq: last.unwrap_or(0) as u64,
+        // Not known to be in quick play.
+        last_ms: 0,
+        quick_gap: false,
     }))
 }
 
@@ -439,6 +543,13 @@ static EVENT_ROWS: LazyLock<Shapes> = LazyLock::new(|| {
         "",
     )
 });
+static RECENT_ROWS: LazyLock<Shapes> = LazyLock::new(|| {
+    Shapes::new(
+        "INSERT INTO events_recent (game_no, seq, request_id, body)",
+        "(?, ?, ?, ?)",
+        "",
+    )
+});
 static PROBE_ROWS: LazyLock<Shapes> =
     LazyLock::new(|| Shapes::new("INSERT OR REPLACE INTO probes (slot, at_ms, payload)", "(?, ?, ?)", ""));
 
@@ -447,6 +558,8 @@ struct Accepted<'a> {
     append: &'a Append,
     bodies: &'a [String],
     game_no: i64,
+    /// The game is in quick play: its events go to `events_recent`.
+    quick: bool,
     /// The game's first append: its row in `games` is created.
     new: bool,
 }
@@ -502,12 +615,21 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
                     }
                 };
                 let last_seq = a.expected_seq + a.events.len() as u64;
+                let quick_gap = known.is_some_and(|k| a.now_ms.saturating_sub(k.last_ms) < QUICK_PLAY_MS);
+                let quick = quick_gap && known.is_some_and(|k| k.quick_gap);
+                let last_ms = a.now_ms;
                 // (Most appends are to a game already cached: updated in place, its id not
                 // copied.)
                 match games.known.get_mut(&a.game_id) {
-                    Some(k) => k.last_seq = last_seq,
+                    Some(k) => (k.last_seq, k.last_ms, k.quick_gap) = (last_seq, last_ms, quick_gap),
                     None => {
-                        games.known.insert(a.game_id.clone(), Known { game_no, last_seq });
+                        let k = Known {
+                            game_no,
+                            last_seq,
+                            last_ms,
+                            quick_gap,
+                        };
+                        games.known.insert(a.game_id.clone(), k);
                     }
                 }
                 touched.push(&a.game_id);
@@ -515,12 +637,14 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
                     append: a,
                     bodies,
                     game_no,
+                    quick,
                     new: known.is_none(),
                 });
                 results.push(None);
             }
         }
     }
+    let recent: usize = accepted.iter().filter(|a| a.quick).map(|a| a.append.events.len()).sum();
     if let Err(e) = write_accepted(conn, &accepted, heartbeat, &probes).await {
         // Nothing of this batch is on disk: forget what we assumed and fail the accepted.
         for id in touched {
@@ -532,6 +656,7 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
             .map(|r| r.unwrap_or_else(|| Err(StoreError::local(&msg))))
             .collect();
     }
+    games.recent_rows += recent as u64;
     // Finished games take no more appends: forget them (the cache would otherwise grow
     // with every game ever played; a late append would look the game up again).
     for acc in &accepted {
@@ -541,6 +666,9 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
     }
     results.into_iter().map(|r| r.unwrap_or(Ok(()))).collect()
 }
+
+/// One row of `events` or `events_recent`: game_no, seq, request_id, body.
+type EventRow<'a> = (i64, i64, Option<&'a str>, &'a str);
 
 /// Writes the accepted appends of a batch in one transaction.
 async fn write_accepted(
@@ -582,20 +710,23 @@ async fn write_accepted(
         }
         q.execute(&mut *tx).await?;
     }
-    let mut events: Vec<(i64, i64, Option<&str>, &str)> = Vec::new();
+    // Indexed at once, or (games in quick play) in the next merge.
+    let mut events: [Vec<EventRow>; 2] = Default::default();
     for acc in accepted {
         let a = acc.append;
         for (k, (e, body)) in a.events.iter().zip(acc.bodies.iter()).enumerate() {
             let rid = if k == 0 { a.request_id.as_deref() } else { None };
-            events.push((acc.game_no, e.seq as i64, rid, body));
+            events[usize::from(acc.quick)].push((acc.game_no, e.seq as i64, rid, body));
         }
     }
-    for chunk in chunks(&events) {
-        let mut q = sqlx::query(EVENT_ROWS.of(chunk.len()));
-        for (no, seq, rid, body) in chunk {
-            q = q.bind(*no).bind(*seq).bind(*rid).bind(*body);
+    for (rows, shapes) in events.iter().zip([&*EVENT_ROWS, &*RECENT_ROWS]) {
+        for chunk in chunks(rows) {
+            let mut q = sqlx::query(shapes.of(chunk.len()));
+            for (no, seq, rid, body) in chunk {
+                q = q.bind(*no).bind(*seq).bind(*rid).bind(*body);
+            }
+            q.execute(&mut *tx).await?;
         }
-        q.execute(&mut *tx).await?;
     }
     for chunk in chunks(probes) {
         let mut q = sqlx::query(PROBE_ROWS.of(chunk.len()));

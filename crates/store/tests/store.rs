@@ -4,6 +4,7 @@
 mod contract;
 
 use contract::*;
+use weiqi_game::{Actor, Command, Event, Game};
 use weiqi_store::{EventLog, Liveness, MemoryStore, SqliteStore, StoreError};
 
 #[tokio::test]
@@ -113,6 +114,111 @@ async fn migrates_databases_keyed_by_game_id() {
     assert_eq!(store.load("old").await.unwrap().unwrap().events.len(), total);
     assert_eq!(store.load("new").await.unwrap().unwrap().events.len(), 1);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `n` moves after `log` (a game both players joined), one every `gap` ms from `at`: the
+/// player to move plays the board's points in turn, from the `first`-th up.
+fn moves(log: &[Event], first: usize, n: usize, at: u64, gap: u64) -> Vec<(u64, Vec<Event>)> {
+    let mut game = Game::from_events(log).unwrap();
+    (first..first + n)
+        .map(|k| {
+            let color = game.to_move().expect("play is on");
+            let actor = Actor::from(game.seat_of(color).expect("seated"));
+            let point = weiqi_rules::Point::new((k % 9) as u8, (k / 9) as u8);
+            let now = at + gap * (k - first) as u64;
+            let events = game.decide(actor, &Command::Play { point, lag_ms: 0 }, now).unwrap();
+            for e in &events {
+                game.apply(e).unwrap();
+            }
+            (now, events)
+        })
+        .collect()
+}
+
+/// Rows of `table` in the database at `path`, read beside the open store.
+async fn rows(path: &std::path::Path, table: &str) -> i64 {
+    use sqlx::Connection;
+    let mut c = sqlx::SqliteConnection::connect(&format!("sqlite://{}", path.display()))
+        .await
+        .unwrap();
+    sqlx::query_scalar(&format!("SELECT count(*) FROM {table}"))
+        .fetch_one(&mut c)
+        .await
+        .unwrap()
+}
+
+/// Games in quick play (their last appends less than 250 ms apart) write their events unindexed and
+/// merge them into the indexed table in bulk; games at a human pace write theirs indexed
+/// at once. Reads see every event in order before the merge, after it, and after a
+/// restart (which merges what a stopped server left), and the concurrency check holds for
+/// events on either side.
+#[tokio::test]
+async fn quick_games_merge_their_events_in_bulk() {
+    let (store, path) = open("recent").await;
+    let mut logs: Vec<Vec<Event>> = Vec::new();
+    for (id, gap) in [("slow", 10_000), ("quick", 100)] {
+        let mut log = created();
+        store.append(at(append(id, 0, log.clone()), 0)).await.unwrap();
+        let join = joined(&log, gap);
+        store.append(at(append(id, 1, join.clone()), gap)).await.unwrap();
+        log.extend(join);
+        for (now, events) in moves(&log, 0, 6, 2 * gap, gap) {
+            store
+                .append(at(append(id, log.len() as u64, events.clone()), now))
+                .await
+                .unwrap();
+            log.extend(events);
+        }
+        logs.push(log);
+    }
+    // The quick game's join came 100 ms after its creation, and each move 100 ms after
+    // the one before: from the first move (two quick gaps in a row) its events wait in
+    // `events_recent`. The slow game's did not.
+    let quick_rows = (logs[1].len() - created().len() - joined(&created(), 0).len()) as i64;
+    assert_eq!(rows(&path, "events_recent").await, quick_rows);
+    for (id, log) in ["slow", "quick"].iter().zip(&logs) {
+        assert_eq!(&store.load(id).await.unwrap().unwrap().events, log, "{id}");
+    }
+    // A quick game's next append is checked against the events not yet merged.
+    let stale = at(append("quick", logs[1].len() as u64 - 1, Vec::new()), 2_000);
+    assert!(matches!(store.append(stale).await, Err(StoreError::Conflict { .. })));
+    // A merge runs after a commit once a second has passed (here a probe's commit).
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    store.probe(1, b"x").await.unwrap();
+    store.barrier().await.unwrap();
+    assert_eq!(rows(&path, "events_recent").await, 0);
+    assert_eq!(rows(&path, "events").await, (logs[0].len() + logs[1].len()) as i64);
+    for (id, log) in ["slow", "quick"].iter().zip(&logs) {
+        assert_eq!(&store.load(id).await.unwrap().unwrap().events, log, "{id}");
+    }
+    // Two more quick moves, then a restart before they merge: they are read back from
+    // the unindexed table after the restart, merged by the new writer, and the game goes on.
+    let more = moves(&logs[1], 6, 3, 800, 100);
+    for (now, events) in &more[..2] {
+        let a = at(append("quick", logs[1].len() as u64, events.clone()), *now);
+        store.append(a).await.unwrap();
+        logs[1].extend(events.iter().cloned());
+    }
+    assert!(rows(&path, "events_recent").await > 0);
+    drop(store);
+    let store = SqliteStore::open(&path).await.unwrap();
+    let unfinished = store.load_unfinished().await.unwrap();
+    let quick = unfinished.iter().find(|g| g.game_id == "quick").expect("unfinished");
+    assert_eq!(quick.events, logs[1]);
+    let late = at(append("quick", logs[1].len() as u64 - 1, Vec::new()), 1_000);
+    let r = store.append(late).await;
+    assert!(matches!(r, Err(StoreError::Conflict { .. })), "{r:?}");
+    let next = at(append("quick", logs[1].len() as u64, more[2].1.clone()), 1_000);
+    store.append(next).await.unwrap();
+    logs[1].extend(more[2].1.iter().cloned());
+    assert_eq!(store.load("quick").await.unwrap().unwrap().events, logs[1]);
+    assert_eq!(rows(&path, "events_recent").await, 0, "merged when the store opened");
+}
+
+/// `a` made at `now_ms`.
+fn at(mut a: weiqi_store::Append, now_ms: u64) -> weiqi_store::Append {
+    a.now_ms = now_ms;
+    a
 }
 
 /// One process at a time: a second store on the same file is refused while the first is
