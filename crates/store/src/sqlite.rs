@@ -280,10 +280,12 @@ struct Games {
     next_no: i64,
     /// Probes written since the writer started (the next probe's slot, modulo the slots).
     probes: u64,
-    /// Rows in `events_recent` (committed), and when it was last emptied.
+    /// Rows in `events_recent` (committed), and since when they wait: the first of them was
+    /// written (or the last merge failed) then.
     recent_rows: u64,
-    last_merge: std::time::Instant,
-    /// The last merge failed: the next waits for [`MERGE_EVERY`], however many rows wait.
+    waiting_since: std::time::Instant,
+    /// The last merge failed: the next waits for [`MERGE_EVERY`], however many rows wait,
+    /// and meanwhile every game writes to `events` (the recent rows stop growing).
     merge_failed: bool,
 }
 
@@ -324,7 +326,7 @@ async fn writer(
         next_no,
         probes: 0,
         recent_rows,
-        last_merge: std::time::Instant::now(),
+        waiting_since: std::time::Instant::now(),
         merge_failed: false,
     };
     // Rows left by a server that stopped before merging them go to the index first: the
@@ -363,7 +365,8 @@ async fn writer(
             let _ = reply.send(r);
         }
         if games.recent_rows > 0
-            && (games.last_merge.elapsed() >= MERGE_EVERY || (games.recent_rows >= MERGE_ROWS && !games.merge_failed))
+            && (games.waiting_since.elapsed() >= MERGE_EVERY
+                || (games.recent_rows >= MERGE_ROWS && !games.merge_failed))
         {
             merge_recent(&mut conn, &mut games).await;
         }
@@ -373,15 +376,20 @@ async fn writer(
             last_reset = std::time::Instant::now();
         }
     }
+    // Every store has gone: what waits is merged now, so that a stopped server leaves a
+    // database whose `events` alone hold every event (as an older version reads it).
+    if games.recent_rows > 0 {
+        merge_recent(&mut conn, &mut games).await;
+    }
 }
 
 /// Moves every row of `events_recent` into `events` in one transaction, sorted as the
 /// index is, so each game's index page is written once for all its rows. A failure (the
 /// unique index refusing a row would mean the writer's cache was wrong) leaves the rows
-/// where they are, still read from there; the next merge tries again.
+/// where they are, still read from there; the next merge tries again a second later, and
+/// meanwhile no more rows join them.
 async fn merge_recent(conn: &mut SqliteConnection, games: &mut Games) {
     let started = std::time::Instant::now();
-    games.last_merge = started;
     let merged = async {
         let mut tx = conn.begin().await?;
         sqlx::query(
@@ -407,6 +415,7 @@ async fn merge_recent(conn: &mut SqliteConnection, games: &mut Games) {
         Err(e) => {
             tracing::error!(error = %e, rows = games.recent_rows, "merging recent events failed");
             games.merge_failed = true;
+            games.waiting_since = std::time::Instant::now();
         }
     }
 }
@@ -616,7 +625,7 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
                 };
                 let last_seq = a.expected_seq + a.events.len() as u64;
                 let quick_gap = known.is_some_and(|k| a.now_ms.saturating_sub(k.last_ms) < QUICK_PLAY_MS);
-                let quick = quick_gap && known.is_some_and(|k| k.quick_gap);
+                let quick = quick_gap && known.is_some_and(|k| k.quick_gap) && !games.merge_failed;
                 let last_ms = a.now_ms;
                 // (Most appends are to a game already cached: updated in place, its id not
                 // copied.)
@@ -655,6 +664,9 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
             .into_iter()
             .map(|r| r.unwrap_or_else(|| Err(StoreError::local(&msg))))
             .collect();
+    }
+    if games.recent_rows == 0 && recent > 0 {
+        games.waiting_since = std::time::Instant::now();
     }
     games.recent_rows += recent as u64;
     // Finished games take no more appends: forget them (the cache would otherwise grow

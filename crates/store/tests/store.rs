@@ -150,8 +150,8 @@ async fn rows(path: &std::path::Path, table: &str) -> i64 {
 /// Games in quick play (their last appends less than 250 ms apart) write their events unindexed and
 /// merge them into the indexed table in bulk; games at a human pace write theirs indexed
 /// at once. Reads see every event in order before the merge, after it, and after a
-/// restart (which merges what a stopped server left), and the concurrency check holds for
-/// events on either side.
+/// restart (which merges what a stopped server left), the concurrency check holds for
+/// events on either side (cached or looked up), and a store that closes merges first.
 #[tokio::test]
 async fn quick_games_merge_their_events_in_bulk() {
     let (store, path) = open("recent").await;
@@ -213,6 +213,48 @@ async fn quick_games_merge_their_events_in_bulk() {
     logs[1].extend(more[2].1.iter().cloned());
     assert_eq!(store.load("quick").await.unwrap().unwrap().events, logs[1]);
     assert_eq!(rows(&path, "events_recent").await, 0, "merged when the store opened");
+
+    // A quick game that ends while its last events wait unmerged: the writer forgets a
+    // finished game, so a late append looks it up, and must find its last event in the
+    // unindexed table.
+    let mut log = created();
+    store.append(at(append("ended", 0, log.clone()), 5_000)).await.unwrap();
+    let join = joined(&log, 5_100);
+    store.append(at(append("ended", 1, join.clone()), 5_100)).await.unwrap();
+    log.extend(join);
+    let indexed = log.len() as u64;
+    for (now, events) in moves(&log, 0, 3, 5_200, 100) {
+        let a = at(append("ended", log.len() as u64, events.clone()), now);
+        store.append(a).await.unwrap();
+        log.extend(events);
+    }
+    let game = Game::from_events(&log).unwrap();
+    let resigner = Actor::from(game.seat_of(game.to_move().unwrap()).unwrap());
+    let resigned = game.decide(resigner, &Command::Resign, 5_500).unwrap();
+    let mut end = at(append("ended", log.len() as u64, resigned.clone()), 5_500);
+    end.summary.as_mut().unwrap().finished = true;
+    store.append(end).await.unwrap();
+    log.extend(resigned);
+    assert!(
+        rows(&path, "events_recent").await >= 2,
+        "the last moves and the end wait"
+    );
+    // (At the length the indexed table alone shows: refused only if both are read.)
+    let late = at(append("ended", indexed, Vec::new()), 5_600);
+    let r = store.append(late).await;
+    assert!(matches!(r, Err(StoreError::Conflict { .. })), "{r:?}");
+    assert_eq!(store.load("ended").await.unwrap().unwrap().events, log);
+    // Closing the store merges what waits (its writer, on the way out; not a later open).
+    drop(store);
+    let mut left = -1;
+    for _ in 0..100 {
+        left = rows(&path, "events_recent").await;
+        if left == 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(left, 0, "merged when the store closed");
 }
 
 /// `a` made at `now_ms`.
