@@ -217,13 +217,23 @@ proptest! {
 
     /// A game parked between any two commands (as the server keeps games at rest) and
     /// unparked is the same game: equal, and deciding every command alike after (ko and
-    /// superko history, clocks and referee state included).
+    /// superko history, clocks and referee state included). Each rest alternates between
+    /// a fresh board and the board the last rest gave back (the first a 19x19 one's), as
+    /// the server reuses them.
     #[test]
     fn a_parked_game_decides_as_the_live_one(k in 0u8..16, size in 3u8..7, ops in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>(), any::<u8>(), 0u64..1500), 0..120)) {
         prop_assert_eq!(&Game::new().park().unpark(), &Game::new());
         let mut g = joined(k, size);
-        for (actor, cmd, now) in timed(ops) {
-            let mut rested = g.clone().park().unpark();
+        let mut spare = weiqi_rules::Board::new(19).ok();
+        for (n, (actor, cmd, now)) in timed(ops).enumerate() {
+            let mut rested = if n % 2 == 0 {
+                let (parked, board) = g.clone().park_keeping_board();
+                let rested = parked.unpark_on(spare.take());
+                spare = board;
+                rested
+            } else {
+                g.clone().park().unpark()
+            };
             prop_assert_eq!(&rested, &g);
             prop_assert_eq!(rested.decide_in_place(actor, &cmd, now), g.decide_in_place(actor, &cmd, now));
             prop_assert_eq!(&rested, &g);

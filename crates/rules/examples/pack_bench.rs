@@ -1,6 +1,7 @@
 //! Times packing a state at rest and unpacking it (what the server does around a command
 //! on a game at a human pace), beside playing one move on it, on random 19x19 positions
-//! after 50, 150 and 250 moves: `cargo run --release -p weiqi-rules --example pack_bench`.
+//! after 50, 150 and 250 moves, on a fresh board and on one a state before gave back:
+//! `cargo run --release -p weiqi-rules --example pack_bench`.
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -33,6 +34,19 @@ fn main() {
             }
         }
         let round_trip = per(t);
+        // The same, each state rebuilt in the board the one before gave back (as the
+        // server's spare boards do).
+        let mut spare = Some(states[0].clone().pack_keeping_board().1);
+        let t = Instant::now();
+        for _ in 0..rounds {
+            for p in &packed {
+                let s = p.clone().unpack_on(spare.take().expect("given back"));
+                let (p, board) = black_box(s.pack_keeping_board());
+                black_box(p);
+                spare = Some(board);
+            }
+        }
+        let reused = per(t);
         let t = Instant::now();
         for _ in 0..rounds {
             for s in &states {
@@ -51,7 +65,7 @@ fn main() {
         let play = per(t) - clone;
         let bytes: usize = packed.iter().map(|p| p.heap_bytes()).sum();
         println!(
-            "{size}x{size} after {plies} plies: unpack and pack again {round_trip:.1} us (a clone {clone:.1} us; legal moves and a move {play:.1} us); packed {:.0} bytes",
+            "{size}x{size} after {plies} plies: unpack and pack again {round_trip:.1} us, on a used board {reused:.1} us (a clone {clone:.1} us; legal moves and a move {play:.1} us); packed {:.0} bytes",
             bytes as f64 / n
         );
     }

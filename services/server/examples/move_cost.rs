@@ -10,7 +10,9 @@
 //! store adds to a move shows beside what the hub does. Pin it to one core for per-core
 //! figures:
 //!
-//! `taskset -c 0 cargo run --release -p weiqi-server --example move_cost [GAMES] [MOVES]`
+//! `taskset -c 0 cargo run --release -p weiqi-server --example move_cost [GAMES] [MOVES]
+//! [PARK_AFTER_MS]`: with a third argument of 0, every game rests packed after each
+//! command and is unpacked for the next, as at a human pace.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -30,21 +32,31 @@ async fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1).map(|s| s.parse::<usize>());
     let games = args.next().transpose()?.unwrap_or(1000);
     let moves = args.next().transpose()?.unwrap_or(60);
+    let park_after = args.next().transpose()?.map(|ms| ms as u64);
     let dir = std::env::temp_dir().join(format!("weiqi-move-cost-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     println!("{games} concurrent 19x19 games, {moves} moves each; CPU per call by thread");
     // The memory store first: a store's threads that end take their CPU time with them.
-    report("memory", measure(MemoryStore::new(), games, moves).await?);
+    report("memory", measure(MemoryStore::new(), games, moves, park_after).await?);
     let sqlite = SqliteStore::open(&dir.join("weiqi.db")).await?;
-    report("SQLite", measure(sqlite, games, moves).await?);
+    report("SQLite", measure(sqlite, games, moves, park_after).await?);
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
 
 /// CPU per call: (move, read, durable ping).
-async fn measure<S: EventStore>(store: S, games: usize, moves: usize) -> anyhow::Result<(Cpu, Cpu, Cpu)> {
+async fn measure<S: EventStore>(
+    store: S,
+    games: usize,
+    moves: usize,
+    park_after: Option<u64>,
+) -> anyhow::Result<(Cpu, Cpu, Cpu)> {
     let (_stop, rx) = watch::channel(false);
-    let hub = Arc::new(Hub::new(store, vec![9; 32], Metrics::new(), rx));
+    let mut hub = Hub::new(store, vec![9; 32], Metrics::new(), rx);
+    if let Some(ms) = park_after {
+        hub = hub.with_park_after(ms);
+    }
+    let hub = Arc::new(hub);
     let mut seats = Vec::with_capacity(games);
     for _ in 0..games {
         let c = hub.create(Settings::casual(19), None, None, "").await?;

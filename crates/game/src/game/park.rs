@@ -2,7 +2,7 @@
 //! bookkeeping: [`Game::park`] keeps the referee's state as it is and packs the position
 //! ([`PackedState`]), and [`ParkedGame::unpark`] rebuilds it.
 
-use weiqi_rules::{PackedState, State};
+use weiqi_rules::{Board, PackedState};
 
 use super::{Created, Game, Stage};
 
@@ -14,12 +14,24 @@ pub struct ParkedGame(Option<Box<Created<PackedState>>>);
 impl Game {
     /// This game at rest, in a fraction of the memory (see [`ParkedGame`]).
     pub fn park(self) -> ParkedGame {
+        self.park_keeping_board().0
+    }
+
+    /// As [`Game::park`], handing back the live board (none before the game is created),
+    /// whose storage [`ParkedGame::unpark_on`] can reuse for another game.
+    pub fn park_keeping_board(self) -> (ParkedGame, Option<Board>) {
         match self.stage {
-            Stage::NotCreated => ParkedGame(None),
+            Stage::NotCreated => (ParkedGame(None), None),
             Stage::Created(mut g) => {
                 // (Grown by doubling while live: at rest, only what it holds.)
                 g.move_clocks.shrink_to_fit();
-                ParkedGame(Some(Box::new(g.with_state(State::pack))))
+                let mut board = None;
+                let parked = g.with_state(|s| {
+                    let (packed, b) = s.pack_keeping_board();
+                    board = Some(b);
+                    packed
+                });
+                (ParkedGame(Some(Box::new(parked))), board)
             }
         }
     }
@@ -28,9 +40,18 @@ impl Game {
 impl ParkedGame {
     /// The live game again.
     pub fn unpark(self) -> Game {
+        self.unpark_on(None)
+    }
+
+    /// As [`ParkedGame::unpark`], the board rebuilt in `spare`'s storage when given (a
+    /// board another game gave back, of any size: see [`PackedState::unpack_on`]).
+    pub fn unpark_on(self, spare: Option<Board>) -> Game {
         let stage = match self.0 {
             None => Stage::NotCreated,
-            Some(g) => Stage::Created(Box::new(g.with_state(PackedState::unpack))),
+            Some(g) => Stage::Created(Box::new(g.with_state(|p| match spare {
+                Some(b) => p.unpack_on(b),
+                None => PackedState::unpack(p),
+            }))),
         };
         Game { stage }
     }

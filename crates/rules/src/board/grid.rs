@@ -32,6 +32,12 @@ impl<T: Copy> Grid<T> {
         self.0[..n].copy_from_slice(&other.0[..n]);
     }
 
+    /// Sets the first `n` cells to `v`.
+    #[inline]
+    pub(crate) fn fill_prefix(&mut self, v: T, n: usize) {
+        self.0[..n].fill(v);
+    }
+
     /// The first `n` cells.
     #[inline]
     pub(crate) fn prefix(&self, n: usize) -> &[T] {

@@ -185,6 +185,25 @@ impl Board {
         }
     }
 
+    /// This board's storage made [`Board::blank`] of another size: every cell that size
+    /// uses is reset, and the cells beyond keep stale values, which nothing reads (as
+    /// after [`Board::copy_from`] from a smaller board). Costs the cells used, where a
+    /// fresh board allocates and fills every array at the largest board's capacity.
+    fn reset_blank(&mut self, width: u8, height: u8) {
+        let stride = width as usize + 1;
+        let n = (height as usize + 2) * stride;
+        (self.width, self.height, self.stride, self.n_cells) = (width, height, stride, n);
+        self.cells.fill_prefix(BORDER, n);
+        self.chain.fill_prefix(0, n);
+        self.next.fill_prefix(0, n);
+        self.chains.fill_prefix(ChainStats::default(), n);
+        self.empties.fill_prefix(0, n);
+        self.n_empty = 0;
+        self.empty_pos.fill_prefix(0, n);
+        self.nbc.fill_prefix(nbc::ZERO, n);
+        self.hash = EMPTY_BOARD;
+    }
+
     /// An empty rectangular board.
     pub fn rect(width: u8, height: u8) -> Result<Board, BadSize> {
         let ok = |s: u8| (MIN_SIZE..=MAX_SIZE).contains(&s);

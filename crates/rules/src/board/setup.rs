@@ -36,17 +36,28 @@ impl Board {
 
     /// A board of this size whose k-th point (row by row) holds `value(k)` (EMPTY, BLACK
     /// or WHITE), with its chains, liberties and hash. The size must be valid.
-    pub(crate) fn with_cells(width: u8, height: u8, mut value: impl FnMut(usize) -> u8) -> Board {
+    pub(crate) fn with_cells(width: u8, height: u8, value: impl FnMut(usize) -> u8) -> Board {
         let mut b = Board::blank(width, height);
+        b.fill_cells(value);
+        b
+    }
+
+    /// As [`Board::with_cells`], in this board's storage (whatever it held before).
+    pub(crate) fn set_cells(&mut self, width: u8, height: u8, value: impl FnMut(usize) -> u8) {
+        self.reset_blank(width, height);
+        self.fill_cells(value);
+    }
+
+    /// Fills a blank board's points from `value` (row by row) and rebuilds the rest.
+    fn fill_cells(&mut self, mut value: impl FnMut(usize) -> u8) {
         let mut k = 0;
-        for y in 0..height as usize {
-            for x in 0..width as usize {
-                b.cells[(y + 1) * b.stride + x] = value(k);
+        for y in 0..self.height as usize {
+            for x in 0..self.width as usize {
+                self.cells[(y + 1) * self.stride + x] = value(k);
                 k += 1;
             }
         }
-        b.rebuild();
-        b
+        self.rebuild();
     }
 
     /// Recomputes the packed neighbour counts of every point from `cells`.

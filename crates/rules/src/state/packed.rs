@@ -36,6 +36,12 @@ pub struct PackedState {
 impl State {
     /// This state at rest (see [`PackedState`]).
     pub fn pack(self) -> PackedState {
+        self.pack_keeping_board().0
+    }
+
+    /// As [`State::pack`], handing back the live board, whose storage
+    /// [`PackedState::unpack_on`] can reuse for another state.
+    pub fn pack_keeping_board(self) -> (PackedState, Board) {
         let b = &self.board;
         let (w, h) = (b.width(), b.height());
         let mut stones = vec![0u8; (w as usize * h as usize).div_ceil(4)].into_boxed_slice();
@@ -47,7 +53,7 @@ impl State {
             };
             stones[k / 4] |= v << (2 * (k % 4));
         }
-        PackedState {
+        let packed = PackedState {
             rules: self.rules,
             width: w,
             height: h,
@@ -62,7 +68,8 @@ impl State {
             captures: self.captures,
             handicap: self.handicap,
             cycle: self.cycle,
-        }
+        };
+        (packed, self.board)
     }
 }
 
@@ -70,9 +77,26 @@ impl PackedState {
     /// The live state again: the board's chains and liberties rebuilt from its stones, the
     /// set of positions seen from the keys.
     pub fn unpack(self) -> State {
-        // (The two-bit codes are the board's own cell values: 0 empty, 1 Black, 2 White.)
-        let stones = &self.stones;
-        let board = Board::with_cells(self.width, self.height, |k| (stones[k / 4] >> (2 * (k % 4))) & 3);
+        let board = Board::with_cells(self.width, self.height, |k| self.stone_code(k));
+        self.into_state(board)
+    }
+
+    /// As [`PackedState::unpack`], rebuilding the board in `board`'s storage (a board of
+    /// any size, from [`State::pack_keeping_board`]) rather than allocating one: only the
+    /// cells this size uses are written.
+    pub fn unpack_on(self, mut board: Board) -> State {
+        board.set_cells(self.width, self.height, |k| self.stone_code(k));
+        self.into_state(board)
+    }
+
+    /// The `k`-th point's two-bit code, which is the board's own cell value: 0 empty,
+    /// 1 Black, 2 White.
+    fn stone_code(&self, k: usize) -> u8 {
+        (self.stones[k / 4] >> (2 * (k % 4))) & 3
+    }
+
+    /// The live state around a board already holding this state's stones.
+    fn into_state(self, board: Board) -> State {
         let keys = self.keys.into_vec();
         let seen: KeySet = keys.iter().copied().collect();
         State {
@@ -106,7 +130,10 @@ impl PackedState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Policy;
     use crate::rules::{KoRule, Rules};
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
 
     /// Random games, packed and unpacked at every ply: the same state (stones, history,
     /// ko, captures, keys), consistent bookkeeping, and the same legal moves after.
@@ -144,6 +171,41 @@ mod tests {
                 assert_eq!(s.legal_moves(), moves_before);
             }
             assert!(s.move_number() > 20);
+        }
+    }
+
+    /// Unpacking onto the board of another game, of another size, larger or smaller, gives
+    /// the same state as unpacking onto a fresh board: the same stones, bookkeeping, hash
+    /// and legal moves, and the same game from there on.
+    #[test]
+    fn unpacking_on_a_used_board_equals_a_fresh_one() {
+        let mut rng = SmallRng::seed_from_u64(11);
+        let mut spare: Option<Board> = None;
+        for (k, size) in [25u8, 9, 19, 2, 13, 25, 5, 19, 19, 7].into_iter().enumerate() {
+            let mut s = State::new(size, Rules::default()).unwrap();
+            s.play_random_game(Policy::Light, &mut rng, 20 + 37 * k);
+            let packed = s.clone().pack();
+            let fresh = packed.clone().unpack();
+            let mut reused = match spare.take() {
+                Some(b) => packed.unpack_on(b),
+                None => packed.unpack(),
+            };
+            reused.check_consistency().unwrap();
+            assert_eq!(reused.board(), fresh.board(), "{size}x{size}");
+            assert_eq!(reused.key(), fresh.key());
+            assert_eq!(reused.legal_moves(), fresh.legal_moves());
+            let mut fresh = fresh;
+            for _ in 0..30 {
+                if fresh.is_over() {
+                    break;
+                }
+                let legal = fresh.legal_moves();
+                let m = legal[rng.random_range(0..legal.len())];
+                assert_eq!(reused.play(m), fresh.play(m));
+                reused.check_consistency().unwrap();
+                assert_eq!(reused.key(), fresh.key());
+            }
+            spare = Some(reused.pack_keeping_board().1);
         }
     }
 
