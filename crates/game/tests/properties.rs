@@ -217,14 +217,20 @@ proptest! {
 
     /// A game parked between any two commands (as the server keeps games at rest) and
     /// unparked is the same game: equal, and deciding every command alike after (ko and
-    /// superko history, clocks and referee state included). Each rest alternates between
-    /// a fresh board and the board the last rest gave back (the first a 19x19 one's), as
-    /// the server reuses them.
+    /// superko history, clocks and referee state included). Every other rest unpacks
+    /// on a used board, as the server does: first a 19x19 board with stones on it, then
+    /// the board the game gave back two rests before.
     #[test]
     fn a_parked_game_decides_as_the_live_one(k in 0u8..16, size in 3u8..7, ops in proptest::collection::vec((0u8..3, any::<u8>(), any::<u8>(), any::<u8>(), 0u64..1500), 0..120)) {
         prop_assert_eq!(&Game::new().park().unpark(), &Game::new());
         let mut g = joined(k, size);
-        let mut spare = weiqi_rules::Board::new(19).ok();
+        let mut spare = {
+            let mut s = weiqi_rules::State::new(19, weiqi_rules::Rules::default()).unwrap();
+            for m in s.legal_moves().into_iter().step_by(5).take(60) {
+                let _ = s.play(m);
+            }
+            Some(s.pack_keeping_board().1)
+        };
         for (n, (actor, cmd, now)) in timed(ops).enumerate() {
             let mut rested = if n % 2 == 0 {
                 let (parked, board) = g.clone().park_keeping_board();

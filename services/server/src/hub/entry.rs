@@ -98,11 +98,12 @@ pub enum Held {
 
 /// Boards that games gave back when they were packed, for the next games unpacked: a
 /// used board is rewritten only where its new size reaches, where a fresh one is
-/// allocated and filled whole at the largest board's capacity (at a human pace that was
-/// about 4% of the server's CPU). At most [`SPARE_BOARDS`] wait.
+/// allocated and filled whole at the largest board's capacity, and its memory freed and
+/// faulted in again (at a human pace about 8% of the server's samples). At most
+/// [`SPARE_BOARDS`] wait.
 static SPARES: std::sync::Mutex<Vec<weiqi_rules::Board>> = std::sync::Mutex::new(Vec::new());
 
-/// 23 MB at most (23 KB a board): at a human pace about one command in ten comes within
+/// 24 MB at most (23 KiB a board): at a human pace about one command in ten comes within
 /// `park_after_ms` of the one before, so its game stays live until the next park pass,
 /// which then packs about a thousand a second at once (100,000 games, a move each every
 /// 10 s); those boards serve the unpacking until the next pass.
