@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::LazyLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use futures::TryStreamExt;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -193,6 +194,7 @@ impl SqliteStore {
             .connect_with(opts.clone().read_only(true))
             .await?;
         let (tx, rx) = mpsc::channel::<Job>(4096);
+        let done = Arc::new(CheckpointDone::new());
         // The writer runs on its own thread with its own event loop: under load the server's
         // runtime has hundreds of request tasks queued, and a writer task among them waited
         // behind them at every statement of every batch (milliseconds per commit).
@@ -202,10 +204,15 @@ impl SqliteStore {
             .map_err(StoreError::local)?;
         std::thread::Builder::new()
             .name("weiqi-store-writer".into())
-            .spawn(move || rt.block_on(writer(conn, rx, lock, commit_spacing)))
+            .spawn({
+                let done = done.clone();
+                move || rt.block_on(writer(conn, rx, lock, commit_spacing, done))
+            })
             .map_err(StoreError::local)?;
         let checkpointer = SqliteConnection::connect_with(&opts).await?;
-        tokio::spawn(checkpoints(checkpointer, tx.downgrade()));
+        // (Read-only is enough to sync: fsync flushes the file, whatever the handle.)
+        let database = std::fs::File::open(path).map_err(StoreError::local)?;
+        tokio::spawn(checkpoints(checkpointer, database, tx.downgrade(), done));
         let accounts = SqlitePoolOptions::new()
             .max_connections(1)
             .connect_with(opts.clone())
@@ -299,6 +306,7 @@ async fn writer(
     mut rx: mpsc::Receiver<Job>,
     _lock: std::fs::File,
     spacing: std::time::Duration,
+    checkpointed: Arc<CheckpointDone>,
 ) {
     let mut batch: Vec<Job> = Vec::with_capacity(1024);
     let next_no = match sqlx::query_scalar::<_, i64>("SELECT COALESCE(max(game_no), 0) + 1 FROM games")
@@ -372,7 +380,11 @@ async fn writer(
         }
         // Tried again after the next commit until it completes (the background checkpoint
         // may hold the checkpoint lock).
-        if last_reset.elapsed() >= WAL_RESET_EVERY && reset_wal(&mut conn).await {
+        let since_reset = last_reset.elapsed();
+        if since_reset >= WAL_RESET_EVERY
+            && (checkpointed.just_now() || since_reset >= WAL_RESET_LATEST)
+            && reset_wal(&mut conn).await
+        {
             last_reset = std::time::Instant::now();
         }
     }
@@ -420,8 +432,45 @@ async fn merge_recent(conn: &mut SqliteConnection, games: &mut Games) {
     }
 }
 
-/// How often the writer lets the WAL start over.
+/// How often the writer lets the WAL start over: at most this often, and just after a
+/// background pass has copied the WAL and synced the database, so that the writer's own
+/// pass (appends wait meanwhile) copies and syncs only what was committed since. At a human
+/// pace a reset at any moment took 20-60 ms, mostly the database's fsync (16-18 ms). At the
+/// latest after [`WAL_RESET_LATEST`], whatever the background pass does.
 const WAL_RESET_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+const WAL_RESET_LATEST: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// When the background pass last finished (copied and synced), for the writer's resets.
+struct CheckpointDone {
+    start: std::time::Instant,
+    /// Milliseconds since `start` (`u64::MAX` before the first pass).
+    at_ms: AtomicU64,
+}
+
+impl CheckpointDone {
+    /// A pass counts as just finished this long after it did.
+    const FRESH_MS: u64 = 20;
+
+    fn new() -> CheckpointDone {
+        CheckpointDone {
+            start: std::time::Instant::now(),
+            at_ms: AtomicU64::new(u64::MAX),
+        }
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    fn record(&self) {
+        self.at_ms.store(self.now_ms(), Ordering::Relaxed);
+    }
+
+    fn just_now(&self) -> bool {
+        let at = self.at_ms.load(Ordering::Relaxed);
+        at != u64::MAX && self.now_ms().saturating_sub(at) <= Self::FRESH_MS
+    }
+}
 
 /// Finishes the background checkpoint's work from the writer's own connection, between
 /// transactions. The WAL only starts over from its beginning when a write transaction
@@ -481,15 +530,35 @@ async fn lookup(conn: &mut SqliteConnection, game_id: &str) -> Result<Option<Kno
 }
 
 /// Copies the WAL into the database in the background (PASSIVE: never blocks the writer),
-/// until the store is dropped.
-async fn checkpoints(mut conn: SqliteConnection, alive: mpsc::WeakSender<Job>) {
+/// then syncs the database file, until the store is dropped. SQLite syncs the database only
+/// when a checkpoint copies every frame, which under constant writes only the writer's
+/// reset does; the pages the background copied were then all flushed on the writer's path.
+async fn checkpoints(
+    mut conn: SqliteConnection,
+    database: std::fs::File,
+    alive: mpsc::WeakSender<Job>,
+    done: Arc<CheckpointDone>,
+) {
+    let database = Arc::new(database);
     loop {
         tokio::time::sleep(std::time::Duration::from_millis(500)).await;
         if alive.upgrade().is_none() {
             return;
         }
-        if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(&mut conn).await {
-            tracing::warn!(error = %e, "WAL checkpoint failed");
+        match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)")
+            .fetch_one(&mut conn)
+            .await
+        {
+            Ok((0, _, _)) => {
+                let file = database.clone();
+                match tokio::task::spawn_blocking(move || file.sync_data()).await {
+                    Ok(Ok(())) => done.record(),
+                    Ok(Err(e)) => tracing::warn!(error = %e, "syncing the database failed"),
+                    Err(e) => tracing::warn!(error = %e, "syncing the database failed"),
+                }
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "WAL checkpoint failed"),
         }
     }
 }
