@@ -1,0 +1,423 @@
+//! The single writer: group commits of appends, heartbeats and probes, the cache of games
+//! that is the concurrency check, and the bulk merge of quick games' events.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use sqlx::{Connection, SqliteConnection};
+use tokio::sync::{mpsc, oneshot};
+
+use super::rows::{EVENT_ROWS, GAME_ROWS, PROBE_ROWS, RECENT_ROWS, chunks};
+use super::wal::{CheckpointDone, reset_wal};
+use crate::{Append, StoreError, Summary};
+
+/// A game is in quick play when its previous two appends each came less than this after
+/// the one before (ms): its events go to `events_recent` and reach the index in the next
+/// merge, several moves at once. Slower games (a human pace) write to `events` directly, as
+/// a merge would write their index page once a move anyway, and their rows only once. (One
+/// quick gap is not enough: at a human pace of one move per 10 s, 2.5% of the gaps are
+/// under 250 ms by chance, a row each that would be written twice for nothing.)
+const QUICK_PLAY_MS: u64 = 250;
+
+/// How often `events_recent` is merged into `events` while it has rows: at most this long
+/// a quick game's moves wait for their index entries (reads see them before, scanning).
+const MERGE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// `events_recent` is merged at once when it holds this many rows: what a read of one
+/// game scans there (about 8 MB at most) and what one merge writes stay bounded.
+const MERGE_ROWS: u64 = 32_768;
+
+/// What the writer task commits.
+pub(super) enum Write {
+    /// An append with its events already serialized (by the caller's task, in parallel,
+    /// rather than by the single writer).
+    Append(Box<Append>, Vec<String>),
+    /// The service is alive at this time (ms).
+    Heartbeat(u64),
+    /// A probe row: time and payload.
+    Probe(u64, Vec<u8>),
+    /// Nothing to write: answered after every write queued before it (the writer answers
+    /// in order), for [`EventStore::barrier`].
+    Barrier,
+}
+
+pub(super) type Job = (Write, oneshot::Sender<Result<(), StoreError>>);
+
+/// What the writer knows of a game: its internal key, last sequence number, the time of
+/// its last append (ms, the caller's clock) and whether that came quickly after the one
+/// before, for [`QUICK_PLAY_MS`].
+#[derive(Debug, Clone, Copy)]
+struct Known {
+    game_no: i64,
+    last_seq: u64,
+    last_ms: u64,
+    quick_gap: bool,
+}
+
+/// The writer's cache of games, filled from the database on first use.
+struct Games {
+    known: HashMap<String, Known>,
+    next_no: i64,
+    /// Probes written since the writer started (the next probe's slot, modulo the slots).
+    probes: u64,
+    /// Rows in `events_recent` (committed), and since when they wait: the first of them was
+    /// written (or the last merge failed) then.
+    recent_rows: u64,
+    waiting_since: std::time::Instant,
+    /// The last merge failed: the next waits for [`MERGE_EVERY`], however many rows wait,
+    /// and meanwhile every game writes to `events` (the recent rows stop growing).
+    merge_failed: bool,
+}
+
+/// The single writer: takes whatever writes are waiting, commits them in one transaction
+/// (one fsync), then answers each. Being the only writer, it checks the optimistic
+/// concurrency condition against its cache of each game's last sequence number (read from
+/// the database on first use), so a batch costs a handful of multi-row statements rather
+/// than several statements per append.
+pub(super) async fn writer(
+    mut conn: SqliteConnection,
+    mut rx: mpsc::Receiver<Job>,
+    _lock: std::fs::File,
+    spacing: std::time::Duration,
+    checkpointed: Arc<CheckpointDone>,
+) {
+    let mut batch: Vec<Job> = Vec::with_capacity(1024);
+    let next_no = match sqlx::query_scalar::<_, i64>("SELECT COALESCE(max(game_no), 0) + 1 FROM games")
+        .fetch_one(&mut conn)
+        .await
+    {
+        Ok(n) => n,
+        Err(e) => {
+            tracing::error!(error = %e, "the event store cannot be written");
+            return;
+        }
+    };
+    let recent_rows = match sqlx::query_scalar::<_, i64>("SELECT count(*) FROM events_recent")
+        .fetch_one(&mut conn)
+        .await
+    {
+        Ok(n) => n as u64,
+        Err(e) => {
+            tracing::error!(error = %e, "the event store cannot be read");
+            return;
+        }
+    };
+    let mut games = Games {
+        known: HashMap::new(),
+        next_no,
+        probes: 0,
+        recent_rows,
+        waiting_since: std::time::Instant::now(),
+        merge_failed: false,
+    };
+    // Rows left by a server that stopped before merging them go to the index first: the
+    // games they belong to are not in the cache yet, and looking one up scans the table.
+    if games.recent_rows > 0 {
+        merge_recent(&mut conn, &mut games).await;
+    }
+    let mut last_reset = std::time::Instant::now();
+    let mut last_commit: Option<std::time::Instant> = None;
+    while let Some(job) = rx.recv().await {
+        // Under load (the last commit began less than `spacing` ago), the writes of the
+        // rest of the interval join this one's commit. At a human pace most commits carried
+        // one move each; a commit's fixed cost (statements, WAL frames, the fsync, two
+        // threads waking) then dominated a move's CPU.
+        if let Some(since) = last_commit.map(|t| t.elapsed())
+            && since < spacing
+        {
+            tokio::time::sleep(spacing - since).await;
+        }
+        last_commit = Some(std::time::Instant::now());
+        batch.push(job);
+        while batch.len() < 1024 {
+            match rx.try_recv() {
+                Ok(j) => batch.push(j),
+                Err(_) => break,
+            }
+        }
+        let started = std::time::Instant::now();
+        let results = commit_batch(&mut conn, &batch, &mut games).await;
+        tracing::debug!(
+            writes = batch.len(),
+            micros = started.elapsed().as_micros() as u64,
+            "batch committed"
+        );
+        for ((_, reply), r) in batch.drain(..).zip(results) {
+            let _ = reply.send(r);
+        }
+        if games.recent_rows > 0
+            && (games.waiting_since.elapsed() >= MERGE_EVERY
+                || (games.recent_rows >= MERGE_ROWS && !games.merge_failed))
+        {
+            merge_recent(&mut conn, &mut games).await;
+        }
+        // Tried again after the next commit until it completes (the background checkpoint
+        // may hold the checkpoint lock).
+        if checkpointed.reset_due(last_reset.elapsed()) && reset_wal(&mut conn).await {
+            last_reset = std::time::Instant::now();
+        }
+    }
+    // Every store has gone: what waits is merged now, so that a stopped server leaves a
+    // database whose `events` alone hold every event (as an older version reads it).
+    if games.recent_rows > 0 {
+        merge_recent(&mut conn, &mut games).await;
+    }
+}
+
+/// Moves every row of `events_recent` into `events` in one transaction, sorted as the
+/// index is, so each game's index page is written once for all its rows. A failure (the
+/// unique index refusing a row would mean the writer's cache was wrong) leaves the rows
+/// where they are, still read from there; the next merge tries again a second later, and
+/// meanwhile no more rows join them.
+async fn merge_recent(conn: &mut SqliteConnection, games: &mut Games) {
+    let started = std::time::Instant::now();
+    let merged = async {
+        let mut tx = conn.begin().await?;
+        sqlx::query(
+            "INSERT INTO events (game_no, seq, request_id, body)
+             SELECT game_no, seq, request_id, body FROM events_recent ORDER BY game_no, seq",
+        )
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM events_recent").execute(&mut *tx).await?;
+        tx.commit().await
+    }
+    .await;
+    match merged {
+        Ok(()) => {
+            tracing::debug!(
+                rows = games.recent_rows,
+                micros = started.elapsed().as_micros() as u64,
+                "recent events merged"
+            );
+            games.recent_rows = 0;
+            games.merge_failed = false;
+        }
+        Err(e) => {
+            tracing::error!(error = %e, rows = games.recent_rows, "merging recent events failed");
+            games.merge_failed = true;
+            games.waiting_since = std::time::Instant::now();
+        }
+    }
+}
+
+/// A game's key and last sequence number as stored, if the game exists.
+async fn lookup(conn: &mut SqliteConnection, game_id: &str) -> Result<Option<Known>, sqlx::Error> {
+    let Some(game_no) = sqlx::query_scalar::<_, i64>("SELECT game_no FROM games WHERE game_id = ?")
+        .bind(game_id)
+        .fetch_optional(&mut *conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    // (The recent rows are scanned: they are few, and a game in quick play is cached.)
+    let last: Option<i64> = sqlx::query_scalar(
+        "SELECT max(s) FROM (SELECT max(seq) AS s FROM events WHERE game_no = ?1
+                             UNION ALL SELECT max(seq) FROM events_recent WHERE game_no = ?1)",
+    )
+    .bind(game_no)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(Some(Known {
+        game_no,
+        last_seq: last.unwrap_or(0) as u64,
+        // Not known to be in quick play.
+        last_ms: 0,
+        quick_gap: false,
+    }))
+}
+
+/// An append that passed the concurrency check, with its game's key.
+struct Accepted<'a> {
+    append: &'a Append,
+    bodies: &'a [String],
+    game_no: i64,
+    /// The game is in quick play: its events go to `events_recent`.
+    quick: bool,
+    /// The game's first append: its row in `games` is created.
+    new: bool,
+}
+
+async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Games) -> Vec<Result<(), StoreError>> {
+    let mut results: Vec<Option<Result<(), StoreError>>> = Vec::with_capacity(batch.len());
+    let mut accepted: Vec<Accepted<'_>> = Vec::new();
+    let mut heartbeat: Option<u64> = None;
+    let mut probes: Vec<(i64, u64, &[u8])> = Vec::new();
+    let mut touched: Vec<&str> = Vec::new();
+    for (write, _) in batch {
+        match write {
+            Write::Probe(ms, payload) => {
+                probes.push(((games.probes % crate::PROBE_SLOTS) as i64, *ms, payload));
+                games.probes += 1;
+                results.push(None);
+            }
+            Write::Heartbeat(ms) => {
+                heartbeat = Some(heartbeat.map_or(*ms, |h: u64| h.max(*ms)));
+                results.push(None);
+            }
+            Write::Barrier => results.push(None),
+            Write::Append(a, bodies) => {
+                let known = match games.known.get(&a.game_id) {
+                    Some(&k) => Some(k),
+                    None => match lookup(conn, &a.game_id).await {
+                        Ok(k) => k,
+                        Err(e) => {
+                            results.push(Some(Err(StoreError::from(e))));
+                            continue;
+                        }
+                    },
+                };
+                let ok = match known {
+                    None => a.expected_seq == 0,
+                    Some(k) => a.expected_seq == k.last_seq && a.expected_seq > 0,
+                };
+                if !ok {
+                    if let Some(k) = known {
+                        games.known.insert(a.game_id.clone(), k);
+                    }
+                    results.push(Some(Err(StoreError::Conflict {
+                        game_id: a.game_id.clone(),
+                        expected: a.expected_seq,
+                    })));
+                    continue;
+                }
+                let game_no = match known {
+                    Some(k) => k.game_no,
+                    None => {
+                        games.next_no += 1;
+                        games.next_no - 1
+                    }
+                };
+                let last_seq = a.expected_seq + a.events.len() as u64;
+                let quick_gap = known.is_some_and(|k| a.now_ms.saturating_sub(k.last_ms) < QUICK_PLAY_MS);
+                let quick = quick_gap && known.is_some_and(|k| k.quick_gap) && !games.merge_failed;
+                let last_ms = a.now_ms;
+                // (Most appends are to a game already cached: updated in place, its id not
+                // copied.)
+                match games.known.get_mut(&a.game_id) {
+                    Some(k) => (k.last_seq, k.last_ms, k.quick_gap) = (last_seq, last_ms, quick_gap),
+                    None => {
+                        let k = Known {
+                            game_no,
+                            last_seq,
+                            last_ms,
+                            quick_gap,
+                        };
+                        games.known.insert(a.game_id.clone(), k);
+                    }
+                }
+                touched.push(&a.game_id);
+                accepted.push(Accepted {
+                    append: a,
+                    bodies,
+                    game_no,
+                    quick,
+                    new: known.is_none(),
+                });
+                results.push(None);
+            }
+        }
+    }
+    let recent: usize = accepted.iter().filter(|a| a.quick).map(|a| a.append.events.len()).sum();
+    if let Err(e) = write_accepted(conn, &accepted, heartbeat, &probes).await {
+        // Nothing of this batch is on disk: forget what we assumed and fail the accepted.
+        for id in touched {
+            games.known.remove(id);
+        }
+        let msg = e.to_string();
+        return results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(StoreError::local(&msg))))
+            .collect();
+    }
+    if games.recent_rows == 0 && recent > 0 {
+        games.waiting_since = std::time::Instant::now();
+    }
+    games.recent_rows += recent as u64;
+    // Finished games take no more appends: forget them (the cache would otherwise grow
+    // with every game ever played; a late append would look the game up again).
+    for acc in &accepted {
+        if acc.append.summary.as_ref().is_some_and(|s| s.finished) {
+            games.known.remove(&acc.append.game_id);
+        }
+    }
+    results.into_iter().map(|r| r.unwrap_or(Ok(()))).collect()
+}
+
+/// One row of `events` or `events_recent`: game_no, seq, request_id, body.
+type EventRow<'a> = (i64, i64, Option<&'a str>, &'a str);
+
+/// Writes the accepted appends of a batch in one transaction.
+async fn write_accepted(
+    conn: &mut SqliteConnection,
+    accepted: &[Accepted<'_>],
+    heartbeat: Option<u64>,
+    probes: &[(i64, u64, &[u8])],
+) -> Result<(), StoreError> {
+    let mut tx = conn.begin().await?;
+    // Summary rows, only where they changed (most moves change none) or the game is new.
+    // The unique (game_no, seq) index on events is what guarantees one event per sequence
+    // number.
+    // (A new game without a summary gets a blank row: no phase, no board.)
+    let rows: Vec<(&Accepted<'_>, Option<&Summary>)> = accepted
+        .iter()
+        .filter_map(|a| match &a.append.summary {
+            Some(s) => Some((a, Some(s))),
+            None if a.new => Some((a, None)),
+            None => None,
+        })
+        .collect();
+    for chunk in chunks(&rows) {
+        let mut q = sqlx::query(GAME_ROWS.of(chunk.len()));
+        for (acc, s) in chunk {
+            let s = crate::SummaryColumns::of(*s);
+            let a = acc.append;
+            q = q
+                .bind(acc.game_no)
+                .bind(&a.game_id)
+                .bind(&a.host_token_hash)
+                .bind(&a.guest_token_hash)
+                .bind((a.expected_seq + a.events.len() as u64) as i64)
+                .bind(s.phase)
+                .bind(s.board_size)
+                .bind(s.move_number)
+                .bind(s.rules)
+                .bind(s.finished)
+                .bind(a.now_ms as i64);
+        }
+        q.execute(&mut *tx).await?;
+    }
+    // Indexed at once, or (games in quick play) in the next merge.
+    let mut events: [Vec<EventRow>; 2] = Default::default();
+    for acc in accepted {
+        let a = acc.append;
+        for (k, (e, body)) in a.events.iter().zip(acc.bodies.iter()).enumerate() {
+            let rid = if k == 0 { a.request_id.as_deref() } else { None };
+            events[usize::from(acc.quick)].push((acc.game_no, e.seq as i64, rid, body));
+        }
+    }
+    for (rows, shapes) in events.iter().zip([&*EVENT_ROWS, &*RECENT_ROWS]) {
+        for chunk in chunks(rows) {
+            let mut q = sqlx::query(shapes.of(chunk.len()));
+            for (no, seq, rid, body) in chunk {
+                q = q.bind(*no).bind(*seq).bind(*rid).bind(*body);
+            }
+            q.execute(&mut *tx).await?;
+        }
+    }
+    for chunk in chunks(probes) {
+        let mut q = sqlx::query(PROBE_ROWS.of(chunk.len()));
+        for (slot, ms, payload) in chunk {
+            q = q.bind(*slot).bind(*ms as i64).bind(*payload);
+        }
+        q.execute(&mut *tx).await?;
+    }
+    if let Some(ms) = heartbeat {
+        sqlx::query("INSERT OR REPLACE INTO meta (key, value) VALUES ('heartbeat_ms', ?)")
+            .bind(ms.to_string())
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}
