@@ -337,7 +337,9 @@ async fn the_wal_starts_over_under_constant_writes() {
     let wal = path.with_extension("sqlite3-wal");
     let n1 = write_for(&store, "a", 2.0).await;
     let first = std::fs::metadata(&wal).unwrap().len();
-    let n2 = write_for(&store, "b", 4.0).await;
+    // (Long enough for a few resets: a disk busy with other writes, as right after a
+    // build, can hold a reset back to the writer's 3 s deadline.)
+    let n2 = write_for(&store, "b", 8.0).await;
     let second = std::fs::metadata(&wal).unwrap().len();
     // Bytes of WAL per game written so far: a WAL that never starts over keeps this
     // constant; one that starts over every second holds a second's worth at most.
