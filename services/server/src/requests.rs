@@ -14,8 +14,9 @@ use weiqi_game::{Actor, Command};
 /// commands in the same millisecond are told apart by it, not by their time.
 #[derive(Debug, Clone)]
 pub struct RequestKey {
-    seat: char,
-    request_id: String,
+    /// `<seat>:<request id>`, the seat a letter: the key of the game's answered ids, built
+    /// once (a move looks it up, records it and stores it).
+    map_key: String,
     pub fingerprint: String,
 }
 
@@ -30,20 +31,29 @@ impl RequestKey {
             Actor::Guest => 'g',
             Actor::Server => 's',
         };
+        let mut map_key = String::with_capacity(request_id.len() + 2);
+        map_key.push(seat);
+        map_key.push(':');
+        map_key.push_str(request_id);
         Some(RequestKey {
-            seat,
-            request_id: request_id.to_string(),
+            map_key,
             fingerprint: cmd.fingerprint(),
         })
     }
 
-    pub fn map_key(&self) -> String {
-        format!("{}:{}", self.seat, self.request_id)
+    pub fn map_key(&self) -> &str {
+        &self.map_key
+    }
+
+    /// The seat's letter and the client's id, as [`RequestKey::map_key`] joins them.
+    fn parts(&self) -> (&str, &str) {
+        (&self.map_key[..1], &self.map_key[2..])
     }
 
     /// The id as stored with the first of the `events` events its command made.
     pub fn stored(&self, events: usize) -> String {
-        format!("{}:{}.{events}:{}", self.seat, self.fingerprint, self.request_id)
+        let (seat, request_id) = self.parts();
+        format!("{seat}:{}.{events}:{request_id}", self.fingerprint)
     }
 
     /// A stored id as kept in memory: its map key and what the request did.
@@ -75,8 +85,8 @@ impl RequestKey {
     /// This seat's earlier use of the id, or one stored by an older version.
     pub fn find<'a>(&self, requests: &'a HashMap<String, Answered>) -> Option<&'a Answered> {
         requests
-            .get(&self.map_key())
-            .or_else(|| requests.get(&self.request_id).filter(|a| a.fingerprint.is_none()))
+            .get(self.map_key())
+            .or_else(|| requests.get(self.parts().1).filter(|a| a.fingerprint.is_none()))
     }
 }
 
@@ -107,7 +117,7 @@ impl SeenRequests {
     /// Whether this seat's id (or an older version's bare id) may have been answered.
     pub fn may_contain(&self, key: &RequestKey) -> bool {
         let has = |k: &str| self.0.binary_search(&short_hash(k)).is_ok();
-        has(&key.map_key()) || has(&key.request_id)
+        has(key.map_key()) || has(key.parts().1)
     }
 
     pub fn len(&self) -> usize {
@@ -152,7 +162,7 @@ mod tests {
             .map(|i| RequestKey::new(Actor::Host, &format!("move-{i}"), &Command::Resign).unwrap())
             .collect();
         for k in &keys {
-            seen.insert(&k.map_key());
+            seen.insert(k.map_key());
         }
         seen.insert("legacy-id");
         assert!(keys.iter().all(|k| seen.may_contain(k)));

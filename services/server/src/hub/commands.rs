@@ -349,7 +349,7 @@ impl<S: EventStore> Hub<S> {
             entry.guest_hash = Some(h);
         }
         if let Some(key) = request {
-            entry.requests.insert(&key.map_key());
+            entry.requests.insert(key.map_key());
         }
         if phase != Phase::Finished && entry.game.get().phase() == Phase::Finished {
             // (Counted by the server whose append ended it: with a shared store the others
