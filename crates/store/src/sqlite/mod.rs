@@ -101,6 +101,30 @@ pub struct SqliteStore {
     pub(crate) accounts: SqlitePool,
 }
 
+/// The writer's connection, with the pragmas of the store's others: SQLite run on the
+/// writer's own thread. (Through sqlx each statement went to a thread of its own and back,
+/// two threads waking per statement; at a human pace that was most of a commit's CPU.)
+fn writer_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
+    let conn = rusqlite::Connection::open(path).map_err(StoreError::local)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))
+        .map_err(StoreError::local)?;
+    for pragma in [
+        "PRAGMA journal_mode = WAL",
+        "PRAGMA synchronous = FULL",
+        "PRAGMA wal_autocheckpoint = 0",
+        "PRAGMA journal_size_limit = 67108864",
+        "PRAGMA temp_store = MEMORY",
+    ] {
+        // (Some answer with the new value: read and dropped.)
+        let mut statement = conn.prepare(pragma).map_err(StoreError::local)?;
+        let mut rows = statement.query([]).map_err(StoreError::local)?;
+        while rows.next().map_err(StoreError::local)?.is_some() {}
+    }
+    // Every multi-row shape of the four tables, and the writer's few other statements.
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(conn)
+}
+
 impl SqliteStore {
     /// Opens (or creates) the database file at `path`, with commits spaced by
     /// [`DEFAULT_COMMIT_SPACING`]. One process at a time: the writer's cache is the
@@ -162,6 +186,8 @@ impl SqliteStore {
         }
         sqlx::query(crate::phase::MIGRATE_PHASE_NAMES).execute(&mut *tx).await?;
         tx.commit().await?;
+        conn.close().await?;
+        let conn = writer_connection(path)?;
         let reads = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(opts.clone().read_only(true))

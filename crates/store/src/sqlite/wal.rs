@@ -63,9 +63,12 @@ impl CheckpointDone {
 /// Run by the only writer, this pass copies the few frames the background one has not
 /// (it never waits for anything), so the next commit starts the WAL over. Returns whether
 /// every frame is now in the database.
-pub(super) async fn reset_wal(conn: &mut SqliteConnection) -> bool {
+pub(super) fn reset_wal(conn: &rusqlite::Connection) -> bool {
     let started = std::time::Instant::now();
-    match passive_checkpoint(conn).await {
+    let pass = conn.query_row(PASSIVE, [], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+    });
+    match pass {
         Ok((busy, frames, copied)) => {
             tracing::debug!(
                 busy,
@@ -117,5 +120,10 @@ pub(super) async fn checkpoints(
 /// Copies into the database what of the WAL it can without waiting for anyone: (busy,
 /// frames in the WAL, frames copied), as SQLite reports them.
 async fn passive_checkpoint(conn: &mut SqliteConnection) -> Result<(i64, i64, i64), sqlx::Error> {
-    sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)").fetch_one(conn).await
+    sqlx::query_as(PASSIVE).fetch_one(conn).await
 }
+
+/// A checkpoint that copies what of the WAL it can without waiting for anyone; SQLite
+/// answers (busy, frames in the WAL, frames copied). The background pass runs it through
+/// sqlx, the writer on its own connection.
+const PASSIVE: &str = "PRAGMA wal_checkpoint(PASSIVE)";

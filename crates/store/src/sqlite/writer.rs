@@ -4,7 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use sqlx::{Connection, SqliteConnection};
+use rusqlite::OptionalExtension;
+use rusqlite::types::ToSqlOutput;
 use tokio::sync::{mpsc, oneshot};
 
 use super::rows::{EVENT_ROWS, GAME_ROWS, PROBE_ROWS, RECENT_ROWS, chunks};
@@ -75,27 +76,21 @@ struct Games {
 /// the database on first use), so a batch costs a handful of multi-row statements rather
 /// than several statements per append.
 pub(super) async fn writer(
-    mut conn: SqliteConnection,
+    mut conn: rusqlite::Connection,
     mut rx: mpsc::Receiver<Job>,
     _lock: std::fs::File,
     spacing: std::time::Duration,
     checkpointed: Arc<CheckpointDone>,
 ) {
     let mut batch: Vec<Job> = Vec::with_capacity(1024);
-    let next_no = match sqlx::query_scalar::<_, i64>("SELECT COALESCE(max(game_no), 0) + 1 FROM games")
-        .fetch_one(&mut conn)
-        .await
-    {
+    let next_no = match conn.query_row("SELECT COALESCE(max(game_no), 0) + 1 FROM games", [], |r| r.get(0)) {
         Ok(n) => n,
         Err(e) => {
             tracing::error!(error = %e, "the event store cannot be written");
             return;
         }
     };
-    let recent_rows = match sqlx::query_scalar::<_, i64>("SELECT count(*) FROM events_recent")
-        .fetch_one(&mut conn)
-        .await
-    {
+    let recent_rows = match conn.query_row("SELECT count(*) FROM events_recent", [], |r| r.get::<_, i64>(0)) {
         Ok(n) => n as u64,
         Err(e) => {
             tracing::error!(error = %e, "the event store cannot be read");
@@ -113,7 +108,7 @@ pub(super) async fn writer(
     // Rows left by a server that stopped before merging them go to the index first: the
     // games they belong to are not in the cache yet, and looking one up scans the table.
     if games.recent_rows > 0 {
-        merge_recent(&mut conn, &mut games).await;
+        merge_recent(&mut conn, &mut games);
     }
     let mut last_reset = std::time::Instant::now();
     let mut last_commit: Option<std::time::Instant> = None;
@@ -136,7 +131,7 @@ pub(super) async fn writer(
             }
         }
         let started = std::time::Instant::now();
-        let results = commit_batch(&mut conn, &batch, &mut games).await;
+        let results = commit_batch(&mut conn, &batch, &mut games);
         tracing::debug!(
             writes = batch.len(),
             micros = started.elapsed().as_micros() as u64,
@@ -149,18 +144,18 @@ pub(super) async fn writer(
             && (games.waiting_since.elapsed() >= MERGE_EVERY
                 || (games.recent_rows >= MERGE_ROWS && !games.merge_failed))
         {
-            merge_recent(&mut conn, &mut games).await;
+            merge_recent(&mut conn, &mut games);
         }
         // Tried again after the next commit until it completes (the background checkpoint
         // may hold the checkpoint lock).
-        if checkpointed.reset_due(last_reset.elapsed()) && reset_wal(&mut conn).await {
+        if checkpointed.reset_due(last_reset.elapsed()) && reset_wal(&conn) {
             last_reset = std::time::Instant::now();
         }
     }
     // Every store has gone: what waits is merged now, so that a stopped server leaves a
     // database whose `events` alone hold every event (as an older version reads it).
     if games.recent_rows > 0 {
-        merge_recent(&mut conn, &mut games).await;
+        merge_recent(&mut conn, &mut games);
     }
 }
 
@@ -169,20 +164,18 @@ pub(super) async fn writer(
 /// unique index refusing a row would mean the writer's cache was wrong) leaves the rows
 /// where they are, still read from there; the next merge tries again a second later, and
 /// meanwhile no more rows join them.
-async fn merge_recent(conn: &mut SqliteConnection, games: &mut Games) {
+fn merge_recent(conn: &mut rusqlite::Connection, games: &mut Games) {
     let started = std::time::Instant::now();
-    let merged = async {
-        let mut tx = conn.begin().await?;
-        sqlx::query(
+    let merged = (|| {
+        let tx = conn.transaction()?;
+        tx.execute(
             "INSERT INTO events (game_no, seq, request_id, body)
              SELECT game_no, seq, request_id, body FROM events_recent ORDER BY game_no, seq",
-        )
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("DELETE FROM events_recent").execute(&mut *tx).await?;
-        tx.commit().await
-    }
-    .await;
+            [],
+        )?;
+        tx.execute("DELETE FROM events_recent", [])?;
+        tx.commit()
+    })();
     match merged {
         Ok(()) => {
             tracing::debug!(
@@ -202,22 +195,21 @@ async fn merge_recent(conn: &mut SqliteConnection, games: &mut Games) {
 }
 
 /// A game's key and last sequence number as stored, if the game exists.
-async fn lookup(conn: &mut SqliteConnection, game_id: &str) -> Result<Option<Known>, sqlx::Error> {
-    let Some(game_no) = sqlx::query_scalar::<_, i64>("SELECT game_no FROM games WHERE game_id = ?")
-        .bind(game_id)
-        .fetch_optional(&mut *conn)
-        .await?
+fn lookup(conn: &rusqlite::Connection, game_id: &str) -> rusqlite::Result<Option<Known>> {
+    let Some(game_no) = conn
+        .prepare_cached("SELECT game_no FROM games WHERE game_id = ?")?
+        .query_row([game_id], |r| r.get::<_, i64>(0))
+        .optional()?
     else {
         return Ok(None);
     };
     // (The recent rows are scanned: they are few, and a game in quick play is cached.)
-    let last: Option<i64> = sqlx::query_scalar(
-        "SELECT max(s) FROM (SELECT max(seq) AS s FROM events WHERE game_no = ?1
-                             UNION ALL SELECT max(seq) FROM events_recent WHERE game_no = ?1)",
-    )
-    .bind(game_no)
-    .fetch_one(&mut *conn)
-    .await?;
+    let last: Option<i64> = conn
+        .prepare_cached(
+            "SELECT max(s) FROM (SELECT max(seq) AS s FROM events WHERE game_no = ?1
+                                 UNION ALL SELECT max(seq) FROM events_recent WHERE game_no = ?1)",
+        )?
+        .query_row([game_no], |r| r.get(0))?;
     Ok(Some(Known {
         game_no,
         last_seq: last.unwrap_or(0) as u64,
@@ -238,7 +230,7 @@ struct Accepted<'a> {
     new: bool,
 }
 
-async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Games) -> Vec<Result<(), StoreError>> {
+fn commit_batch(conn: &mut rusqlite::Connection, batch: &[Job], games: &mut Games) -> Vec<Result<(), StoreError>> {
     let mut results: Vec<Option<Result<(), StoreError>>> = Vec::with_capacity(batch.len());
     let mut accepted: Vec<Accepted<'_>> = Vec::new();
     let mut heartbeat: Option<u64> = None;
@@ -259,10 +251,10 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
             Write::Append(a, bodies) => {
                 let known = match games.known.get(&a.game_id) {
                     Some(&k) => Some(k),
-                    None => match lookup(conn, &a.game_id).await {
+                    None => match lookup(conn, &a.game_id) {
                         Ok(k) => k,
                         Err(e) => {
-                            results.push(Some(Err(StoreError::from(e))));
+                            results.push(Some(Err(StoreError::local(e))));
                             continue;
                         }
                     },
@@ -319,7 +311,7 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
         }
     }
     let recent: usize = accepted.iter().filter(|a| a.quick).map(|a| a.append.events.len()).sum();
-    if let Err(e) = write_accepted(conn, &accepted, heartbeat, &probes).await {
+    if let Err(e) = write_accepted(conn, &accepted, heartbeat, &probes) {
         // Nothing of this batch is on disk: forget what we assumed and fail the accepted.
         for id in touched {
             games.known.remove(id);
@@ -347,14 +339,25 @@ async fn commit_batch(conn: &mut SqliteConnection, batch: &[Job], games: &mut Ga
 /// One row of `events` or `events_recent`: game_no, seq, request_id, body.
 type EventRow<'a> = (i64, i64, Option<&'a str>, &'a str);
 
+/// A text argument, or NULL.
+fn text(s: Option<&str>) -> ToSqlOutput<'_> {
+    s.map_or(ToSqlOutput::Owned(rusqlite::types::Value::Null), ToSqlOutput::from)
+}
+
+/// Runs one multi-row statement (a cached shape) with its arguments.
+fn insert_rows(tx: &rusqlite::Transaction<'_>, sql: &str, args: &[ToSqlOutput<'_>]) -> rusqlite::Result<()> {
+    tx.prepare_cached(sql)?.execute(rusqlite::params_from_iter(args))?;
+    Ok(())
+}
+
 /// Writes the accepted appends of a batch in one transaction.
-async fn write_accepted(
-    conn: &mut SqliteConnection,
+fn write_accepted(
+    conn: &mut rusqlite::Connection,
     accepted: &[Accepted<'_>],
     heartbeat: Option<u64>,
     probes: &[(i64, u64, &[u8])],
-) -> Result<(), StoreError> {
-    let mut tx = conn.begin().await?;
+) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
     // Summary rows, only where they changed (most moves change none) or the game is new.
     // The unique (game_no, seq) index on events is what guarantees one event per sequence
     // number.
@@ -367,25 +370,27 @@ async fn write_accepted(
             None => None,
         })
         .collect();
+    let mut args: Vec<ToSqlOutput<'_>> = Vec::new();
     for chunk in chunks(&rows) {
-        let mut q = sqlx::query(GAME_ROWS.of(chunk.len()));
+        args.clear();
         for (acc, s) in chunk {
             let s = crate::SummaryColumns::of(*s);
             let a = acc.append;
-            q = q
-                .bind(acc.game_no)
-                .bind(&a.game_id)
-                .bind(&a.host_token_hash)
-                .bind(&a.guest_token_hash)
-                .bind((a.expected_seq + a.events.len() as u64) as i64)
-                .bind(s.phase)
-                .bind(s.board_size)
-                .bind(s.move_number)
-                .bind(s.rules)
-                .bind(s.finished)
-                .bind(a.now_ms as i64);
+            args.extend([
+                ToSqlOutput::from(acc.game_no),
+                ToSqlOutput::from(a.game_id.as_str()),
+                text(a.host_token_hash.as_deref()),
+                text(a.guest_token_hash.as_deref()),
+                ToSqlOutput::from((a.expected_seq + a.events.len() as u64) as i64),
+                ToSqlOutput::from(s.phase),
+                ToSqlOutput::from(s.board_size),
+                ToSqlOutput::from(s.move_number),
+                ToSqlOutput::from(s.rules),
+                ToSqlOutput::from(s.finished),
+                ToSqlOutput::from(a.now_ms as i64),
+            ]);
         }
-        q.execute(&mut *tx).await?;
+        insert_rows(&tx, GAME_ROWS.of(chunk.len()), &args)?;
     }
     // Indexed at once, or (games in quick play) in the next merge.
     let mut events: [Vec<EventRow>; 2] = Default::default();
@@ -398,26 +403,32 @@ async fn write_accepted(
     }
     for (rows, shapes) in events.iter().zip([&*EVENT_ROWS, &*RECENT_ROWS]) {
         for chunk in chunks(rows) {
-            let mut q = sqlx::query(shapes.of(chunk.len()));
+            args.clear();
             for (no, seq, rid, body) in chunk {
-                q = q.bind(*no).bind(*seq).bind(*rid).bind(*body);
+                args.extend([
+                    ToSqlOutput::from(*no),
+                    ToSqlOutput::from(*seq),
+                    text(*rid),
+                    ToSqlOutput::from(*body),
+                ]);
             }
-            q.execute(&mut *tx).await?;
+            insert_rows(&tx, shapes.of(chunk.len()), &args)?;
         }
     }
     for chunk in chunks(probes) {
-        let mut q = sqlx::query(PROBE_ROWS.of(chunk.len()));
+        args.clear();
         for (slot, ms, payload) in chunk {
-            q = q.bind(*slot).bind(*ms as i64).bind(*payload);
+            args.extend([
+                ToSqlOutput::from(*slot),
+                ToSqlOutput::from(*ms as i64),
+                ToSqlOutput::from(*payload),
+            ]);
         }
-        q.execute(&mut *tx).await?;
+        insert_rows(&tx, PROBE_ROWS.of(chunk.len()), &args)?;
     }
     if let Some(ms) = heartbeat {
-        sqlx::query("INSERT OR REPLACE INTO meta (key, value) VALUES ('heartbeat_ms', ?)")
-            .bind(ms.to_string())
-            .execute(&mut *tx)
-            .await?;
+        tx.prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES ('heartbeat_ms', ?)")?
+            .execute([ms.to_string()])?;
     }
-    tx.commit().await?;
-    Ok(())
+    tx.commit()
 }
