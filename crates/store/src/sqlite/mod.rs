@@ -307,3 +307,32 @@ impl Liveness for SqliteStore {
         self.write(Write::Probe(now_ms, payload.to_vec())).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The writer's own connection commits as durably as the store's others were set up
+    /// to: WAL, a sync at every commit (FULL), no checkpoint inside a commit, and the busy
+    /// timeout that orders it with the accounts connection.
+    #[test]
+    fn the_writer_connection_commits_durably() {
+        let dir = std::env::temp_dir().join(format!("weiqi-writer-conn-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let conn = super::writer_connection(&dir.join("w.sqlite3")).unwrap();
+        let pragma = |name: &str| -> String {
+            conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get::<_, rusqlite::types::Value>(0))
+                .map(|v| match v {
+                    rusqlite::types::Value::Integer(n) => n.to_string(),
+                    rusqlite::types::Value::Text(t) => t,
+                    other => format!("{other:?}"),
+                })
+                .unwrap()
+        };
+        assert_eq!(pragma("journal_mode"), "wal");
+        assert_eq!(pragma("synchronous"), "2", "FULL");
+        assert_eq!(pragma("wal_autocheckpoint"), "0");
+        assert_eq!(pragma("busy_timeout"), "10000");
+        assert_eq!(pragma("journal_size_limit"), "67108864");
+        drop(conn);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
