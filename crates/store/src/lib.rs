@@ -139,6 +139,22 @@ impl From<sqlx::Error> for StoreError {
     }
 }
 
+/// The embedded store's writer runs SQLite through rusqlite: the same code as sqlx reports
+/// (SQLite's extended result code).
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        let code = match &e {
+            rusqlite::Error::SqliteFailure(f, _) => Some(f.extended_code.to_string()),
+            _ => None,
+        };
+        StoreError::Db(DbError {
+            message: e.to_string(),
+            code,
+            detail: None,
+        })
+    }
+}
+
 impl StoreError {
     /// A failure of this process around the database (a thread, a runtime).
     pub(crate) fn local(message: impl std::fmt::Display) -> StoreError {

@@ -1,7 +1,6 @@
 //! The embedded SQLite store with a group-committing writer task.
 
 use std::path::Path;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use futures::TryStreamExt;
@@ -116,9 +115,9 @@ fn writer_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
         "PRAGMA temp_store = MEMORY",
     ] {
         // (Some answer with the new value: read and dropped.)
-        let mut statement = conn.prepare(pragma).map_err(StoreError::local)?;
-        let mut rows = statement.query([]).map_err(StoreError::local)?;
-        while rows.next().map_err(StoreError::local)?.is_some() {}
+        let mut statement = conn.prepare(pragma)?;
+        let mut rows = statement.query([])?;
+        while rows.next()?.is_some() {}
     }
     // Every multi-row shape of the four tables, and the writer's few other statements.
     conn.set_prepared_statement_cache_capacity(64);
@@ -142,7 +141,10 @@ impl SqliteStore {
     pub async fn open_with(path: &Path, commit_spacing: std::time::Duration) -> Result<SqliteStore, StoreError> {
         let commit_spacing = commit_spacing.min(MAX_COMMIT_SPACING);
         let lock = lock_file(path).await?;
-        let opts = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))?
+        // The path as given (a URL would percent-decode it and cut it at a `?`), as the
+        // writer's connection and the lock file take it.
+        let opts = SqliteConnectOptions::new()
+            .filename(path)
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             // FULL: a committed transaction survives power loss, not just a crash.

@@ -157,6 +157,8 @@ pub(super) async fn writer(
     if games.recent_rows > 0 {
         merge_recent(&mut conn, &mut games);
     }
+    // Closed (the last connection's close may checkpoint) before the lock file is let go.
+    drop(conn);
 }
 
 /// Moves every row of `events_recent` into `events` in one transaction, sorted as the
@@ -254,7 +256,7 @@ fn commit_batch(conn: &mut rusqlite::Connection, batch: &[Job], games: &mut Game
                     None => match lookup(conn, &a.game_id) {
                         Ok(k) => k,
                         Err(e) => {
-                            results.push(Some(Err(StoreError::local(e))));
+                            results.push(Some(Err(StoreError::from(e))));
                             continue;
                         }
                     },
