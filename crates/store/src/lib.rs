@@ -139,6 +139,17 @@ impl From<sqlx::Error> for StoreError {
     }
 }
 
+/// Every table and index a store creates, in order: the store's own (`own`), then the
+/// players', matchmaking's (`serial`: the database's auto-increment key) and tournaments'.
+fn schema(own: &[&str], serial: &str) -> Vec<String> {
+    own.iter()
+        .chain(players::SCHEMA)
+        .map(|s| s.to_string())
+        .chain(matchmaking::schema(serial))
+        .chain(tournaments::schema())
+        .collect()
+}
+
 /// The embedded store's writer runs SQLite through rusqlite: the same code as sqlx reports
 /// (SQLite's extended result code).
 impl From<rusqlite::Error> for StoreError {

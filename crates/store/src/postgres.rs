@@ -160,15 +160,8 @@ impl PgStore {
             .bind(SCHEMA_LOCK)
             .execute(&mut *tx)
             .await?;
-        let mut matchmaking = crate::matchmaking::schema("BIGSERIAL PRIMARY KEY");
-        matchmaking.extend(crate::tournaments::schema());
-        for stmt in SCHEMA
-            .iter()
-            .chain(crate::players::SCHEMA)
-            .copied()
-            .chain(matchmaking.iter().map(String::as_str))
-        {
-            sqlx::query(stmt).execute(&mut *tx).await?;
+        for stmt in crate::schema(SCHEMA, "BIGSERIAL PRIMARY KEY") {
+            sqlx::query(&stmt).execute(&mut *tx).await?;
         }
         tx.commit().await?;
         conn.close().await?;

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use futures::TryStreamExt;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 use sqlx::{Connection, Row, SqliteConnection, SqlitePool};
 use tokio::sync::{mpsc, oneshot};
 
@@ -100,22 +100,33 @@ pub struct SqliteStore {
     pub(crate) accounts: SqlitePool,
 }
 
-/// The writer's connection, with the pragmas of the store's others: SQLite run on the
+/// Every connection's settings, sqlx's and the writer's alike.
+const PRAGMAS: [(&str, &str); 5] = [
+    ("journal_mode", "WAL"),
+    // FULL: a committed transaction survives power loss, not just a crash.
+    ("synchronous", "FULL"),
+    // No checkpoints inside commits (they copy the WAL into the database and fsync it,
+    // stalling the writer for seconds): a background task checkpoints instead.
+    ("wal_autocheckpoint", "0"),
+    // After the WAL starts over, its file is cut back to this size (bytes).
+    ("journal_size_limit", "67108864"),
+    // Statement journals (multi-row inserts under a unique index) stay in memory.
+    ("temp_store", "MEMORY"),
+];
+
+/// How long a connection waits for another's write lock (the event writer and the
+/// accounts connection take turns).
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The writer's connection, with the settings of the store's others: SQLite run on the
 /// writer's own thread. (Through sqlx each statement went to a thread of its own and back,
 /// two threads waking per statement; at a human pace that was most of a commit's CPU.)
 fn writer_connection(path: &Path) -> Result<rusqlite::Connection, StoreError> {
-    let conn = rusqlite::Connection::open(path).map_err(StoreError::local)?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))
-        .map_err(StoreError::local)?;
-    for pragma in [
-        "PRAGMA journal_mode = WAL",
-        "PRAGMA synchronous = FULL",
-        "PRAGMA wal_autocheckpoint = 0",
-        "PRAGMA journal_size_limit = 67108864",
-        "PRAGMA temp_store = MEMORY",
-    ] {
+    let conn = rusqlite::Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    for (name, value) in PRAGMAS {
         // (Some answer with the new value: read and dropped.)
-        let mut statement = conn.prepare(pragma)?;
+        let mut statement = conn.prepare(&format!("PRAGMA {name} = {value}"))?;
         let mut rows = statement.query([])?;
         while rows.next()?.is_some() {}
     }
@@ -143,20 +154,15 @@ impl SqliteStore {
         let lock = lock_file(path).await?;
         // The path as given (a URL would percent-decode it and cut it at a `?`), as the
         // writer's connection and the lock file take it.
-        let opts = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // FULL: a committed transaction survives power loss, not just a crash.
-            .synchronous(SqliteSynchronous::Full)
-            .busy_timeout(std::time::Duration::from_secs(10))
-            // No checkpoints inside commits (they copy the WAL into the database and fsync
-            // it, stalling the writer for seconds): a background task checkpoints instead.
-            .pragma("wal_autocheckpoint", "0")
-            // After the WAL starts over, its file is cut back to this size (bytes).
-            .pragma("journal_size_limit", "67108864")
-            // Statement journals (multi-row inserts under a unique index) stay in memory.
-            .pragma("temp_store", "MEMORY");
+        // The path as given (a URL would percent-decode it and cut it at a `?`), as the
+        // writer's connection and the lock file take it.
+        let opts = PRAGMAS.iter().fold(
+            SqliteConnectOptions::new()
+                .filename(path)
+                .create_if_missing(true)
+                .busy_timeout(BUSY_TIMEOUT),
+            |opts, (name, value)| opts.pragma(*name, *value),
+        );
         let mut conn = SqliteConnection::connect_with(&opts).await?;
         let old: Option<(String,)> = sqlx::query_as(
             "SELECT name FROM pragma_table_info('games') WHERE name = 'game_id'
@@ -171,15 +177,8 @@ impl SqliteStore {
                 sqlx::query(stmt).execute(&mut *tx).await?;
             }
         }
-        let mut matchmaking = crate::matchmaking::schema("INTEGER PRIMARY KEY AUTOINCREMENT");
-        matchmaking.extend(crate::tournaments::schema());
-        for stmt in SCHEMA
-            .iter()
-            .chain(crate::players::SCHEMA)
-            .copied()
-            .chain(matchmaking.iter().map(String::as_str))
-        {
-            sqlx::query(stmt).execute(&mut *tx).await?;
+        for stmt in crate::schema(SCHEMA, "INTEGER PRIMARY KEY AUTOINCREMENT") {
+            sqlx::query(&stmt).execute(&mut *tx).await?;
         }
         if old.is_some() {
             for stmt in MIGRATE_V1_COPY {
