@@ -21,6 +21,10 @@ pub(crate) struct Stats {
     /// With `--server-pid`: the server's CPU seconds (user and system) over the measured
     /// window, for its CPU per call.
     pub(crate) server_cpu_s: Option<f64>,
+    /// With `--server-pid`: the same window's CPU seconds by the server's thread names
+    /// (the runtime's workers, the store's writer, SQLite's workers...), to show where a
+    /// call's CPU goes; a thread that ended within the window is missing here.
+    pub(crate) server_threads: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 /// A run with `--watchers`.
@@ -65,6 +69,18 @@ impl Stats {
         Some(self.server_cpu_s? * 1e6 / self.calls.max(1) as f64)
     }
 
+    /// The server's CPU per answered call by thread name, in microseconds.
+    pub(crate) fn cpu_per_call_by_thread_us(&self) -> Option<std::collections::BTreeMap<String, f64>> {
+        let calls = self.calls.max(1) as f64;
+        Some(
+            self.server_threads
+                .as_ref()?
+                .iter()
+                .map(|(name, s)| (name.clone(), s * 1e6 / calls))
+                .collect(),
+        )
+    }
+
     /// Adds another round of the same workload: calls, errors, time, latencies and CPU
     /// sum (a round without a CPU reading leaves the sum without one).
     pub(crate) fn merge(&mut self, other: Stats) -> anyhow::Result<()> {
@@ -82,6 +98,12 @@ impl Stats {
             (w, None) | (None, w) => w,
         };
         self.server_cpu_s = self.server_cpu_s.zip(other.server_cpu_s).map(|(a, b)| a + b);
+        self.server_threads = self.server_threads.take().zip(other.server_threads).map(|(mut a, b)| {
+            for (name, s) in b {
+                *a.entry(name).or_default() += s;
+            }
+            a
+        });
         Ok(())
     }
 
@@ -98,6 +120,7 @@ impl Stats {
             "error_kinds": self.error_kinds.iter().map(|(k, (n, first))| (k.clone(), serde_json::json!({"count": n, "first": first}))).collect::<serde_json::Map<_, _>>(),
             "p50_ms": self.q(0.5), "p99_ms": self.q(0.99), "p999_ms": self.q(0.999),
             "server_cpu_s": self.server_cpu_s, "server_cpu_per_call_us": self.cpu_per_call_us(),
+            "server_cpu_per_call_us_by_thread": self.cpu_per_call_by_thread_us(),
         })
     }
 }
@@ -227,6 +250,10 @@ pub(crate) fn print_text(args: &Args, ceilings: &Option<References>, moves: &Sta
     {
         if let (Some(cpu), Some(per)) = (s.server_cpu_s, s.cpu_per_call_us()) {
             println!("  server CPU, {name}: {cpu:.2} s, {per:.1} µs a call");
+        }
+        if let Some(by_thread) = s.cpu_per_call_by_thread_us() {
+            let parts: Vec<String> = by_thread.iter().map(|(t, us)| format!("{t} {us:.1}")).collect();
+            println!("    by thread (µs a call): {}", parts.join(", "));
         }
     }
     if let Some((floor_us, floor_ratio, move_ratio)) = floor {

@@ -89,6 +89,15 @@ async fn compare_measures_the_references_and_a_moves_floor() {
         assert!(v[name]["calls"].as_u64().unwrap() > 0, "{name}: {v}");
         assert_eq!(v[name]["errors"], 0, "{name}: {v}");
         assert!(v[name]["server_cpu_per_call_us"].as_f64().unwrap() > 0.0, "{name}: {v}");
+        // By thread: the runtime's workers answered, and no thread is counted twice (the
+        // process's total is read apart, so the two differ by ticks and ended threads).
+        let by_thread = v[name]["server_cpu_per_call_us_by_thread"].as_object().unwrap();
+        assert!(by_thread["tokio-rt-worker"].as_f64().unwrap() > 0.0, "{name}: {v}");
+        let sum: f64 = by_thread.values().map(|us| us.as_f64().unwrap()).sum();
+        assert!(
+            sum <= v[name]["server_cpu_per_call_us"].as_f64().unwrap() * 1.5 + 50.0,
+            "{name}: {v}"
+        );
         // Two rounds of at least 0.5 s each.
         assert!(v[name]["wall_s"].as_f64().unwrap() >= 1.0, "{name}: {v}");
     }
