@@ -154,8 +154,6 @@ impl SqliteStore {
         let lock = lock_file(path).await?;
         // The path as given (a URL would percent-decode it and cut it at a `?`), as the
         // writer's connection and the lock file take it.
-        // The path as given (a URL would percent-decode it and cut it at a `?`), as the
-        // writer's connection and the lock file take it.
         let opts = PRAGMAS.iter().fold(
             SqliteConnectOptions::new()
                 .filename(path)

@@ -169,9 +169,11 @@ pub(super) async fn writer(
 fn merge_recent(conn: &mut rusqlite::Connection, games: &mut Games) {
     let started = std::time::Instant::now();
     let merged = (|| {
-        let tx = conn.transaction()?;
+        let tx = begin(conn)?;
+        // (`OR FAIL`, as the appends' statements: a refused row fails the merge, which
+        // is rolled back whole, with no statement journal.)
         tx.execute(
-            "INSERT INTO events (game_no, seq, request_id, body)
+            "INSERT OR FAIL INTO events (game_no, seq, request_id, body)
              SELECT game_no, seq, request_id, body FROM events_recent ORDER BY game_no, seq",
             [],
         )?;
@@ -194,6 +196,17 @@ fn merge_recent(conn: &mut rusqlite::Connection, games: &mut Games) {
             games.waiting_since = std::time::Instant::now();
         }
     }
+}
+
+/// A transaction on the writer's connection. One left open (a failed statement's rollback
+/// that itself failed) is rolled back first: otherwise every later `BEGIN` would fail, and
+/// with it every write until a restart.
+fn begin(conn: &mut rusqlite::Connection) -> rusqlite::Result<rusqlite::Transaction<'_>> {
+    if !conn.is_autocommit() {
+        tracing::warn!("the writer's connection was left in a transaction: rolled back");
+        conn.execute_batch("ROLLBACK")?;
+    }
+    conn.transaction()
 }
 
 /// A game's key and last sequence number as stored, if the game exists.
@@ -359,7 +372,7 @@ fn write_accepted(
     heartbeat: Option<u64>,
     probes: &[(i64, u64, &[u8])],
 ) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
+    let tx = begin(conn)?;
     // Summary rows, only where they changed (most moves change none) or the game is new.
     // The unique (game_no, seq) index on events is what guarantees one event per sequence
     // number.
@@ -433,4 +446,93 @@ fn write_accepted(
             .execute([ms.to_string()])?;
     }
     tx.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer's connection on a new database with the store's schema.
+    fn connection(name: &str) -> (rusqlite::Connection, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("weiqi-writer-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut conn = super::super::writer_connection(&dir.join("w.sqlite3")).unwrap();
+        let tx = begin(&mut conn).unwrap();
+        for stmt in crate::schema(super::super::SCHEMA, "INTEGER PRIMARY KEY AUTOINCREMENT") {
+            tx.execute_batch(&stmt).unwrap();
+        }
+        tx.commit().unwrap();
+        (conn, dir)
+    }
+
+    fn events(conn: &rusqlite::Connection) -> Vec<(i64, i64, String)> {
+        let mut st = conn
+            .prepare("SELECT game_no, seq, body FROM events ORDER BY rowid")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    /// Under `OR FAIL` the unique (game_no, seq) index still refuses a second event with the
+    /// same number, failing the statement; the transaction, rolled back, keeps none of the
+    /// statement's rows before it, nor the batch's other statements.
+    #[test]
+    fn a_refused_event_row_leaves_nothing_of_its_batch() {
+        let (mut conn, dir) = connection("refused");
+        conn.execute("INSERT INTO events VALUES (1, 2, NULL, 'stored')", [])
+            .unwrap();
+        let row = |seq: i64, body: &'static str| {
+            [
+                ToSqlOutput::from(1i64),
+                ToSqlOutput::from(seq),
+                text(None),
+                ToSqlOutput::from(body),
+            ]
+        };
+        {
+            let tx = begin(&mut conn).unwrap();
+            insert_rows(&tx, EVENT_ROWS.of(1), &row(1, "first")).unwrap();
+            let rows: Vec<ToSqlOutput<'_>> = [row(3, "a"), row(4, "b"), row(2, "again"), row(5, "c")]
+                .into_iter()
+                .flatten()
+                .collect();
+            let e = insert_rows(&tx, EVENT_ROWS.of(4), &rows).unwrap_err();
+            assert_eq!(
+                e.sqlite_error().map(|e| e.extended_code),
+                Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE),
+                "{e}"
+            );
+            // Dropped unfinished: rolled back.
+        }
+        assert_eq!(events(&conn), vec![(1, 2, "stored".to_string())]);
+        drop(conn);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A connection left inside a transaction (a rollback that failed) still commits the
+    /// next batch: the open transaction is rolled back first.
+    #[test]
+    fn a_transaction_left_open_does_not_stop_the_writer() {
+        let (mut conn, dir) = connection("left-open");
+        conn.execute_batch("BEGIN; INSERT INTO events VALUES (7, 1, NULL, 'never committed')")
+            .unwrap();
+        let tx = begin(&mut conn).unwrap();
+        insert_rows(
+            &tx,
+            EVENT_ROWS.of(1),
+            &[
+                ToSqlOutput::from(1i64),
+                ToSqlOutput::from(1i64),
+                text(Some("rid")),
+                ToSqlOutput::from("kept"),
+            ],
+        )
+        .unwrap();
+        tx.commit().unwrap();
+        assert_eq!(events(&conn), vec![(1, 1, "kept".to_string())]);
+        drop(conn);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
