@@ -18,6 +18,7 @@ pub mod auth;
 pub mod calls;
 pub mod config;
 pub mod convert;
+pub mod cors;
 pub mod fuzzing;
 pub mod hub;
 pub mod limits;
@@ -264,7 +265,7 @@ async fn serve<S: EventStore>(
         .timeout(ms(limits.request_timeout_ms))
         .accept_http1(true)
         // Outermost, so a browser's preflight is answered before gRPC-Web translation.
-        .layer(cors(&cfg.cors_allowed_origins)?)
+        .layer(cors::BrowserCorsLayer(cors(&cfg.cors_allowed_origins)?))
         .layer(rpc_metrics::RpcMetricsLayer::new(
             metrics.rpc_seconds.clone(),
             &[weiqi_proto::FILE_DESCRIPTOR_SET, tonic_health::pb::FILE_DESCRIPTOR_SET],

@@ -1,0 +1,103 @@
+//! CORS for the browsers that need it. A page on another origin calls through gRPC-Web and
+//! sends `Origin`; native gRPC clients (mobile apps, bots, backends) never do, and for them
+//! tower-http's layer still built and added its `Vary` header to every answer, 1.5% of the
+//! server's CPU at a human pace. Requests without `Origin` bypass it.
+
+use std::task::{Context, Poll};
+
+use futures::future::Either;
+use tonic::codegen::http::{Request, Response, header::ORIGIN};
+use tower_http::cors::{Cors, CorsLayer};
+use tower_layer::Layer;
+use tower_service::Service;
+
+/// [`CorsLayer`] applied only to requests that carry an `Origin` header.
+#[derive(Clone)]
+pub struct BrowserCorsLayer(pub CorsLayer);
+
+impl<S: Clone> Layer<S> for BrowserCorsLayer {
+    type Service = BrowserCors<S>;
+
+    fn layer(&self, inner: S) -> BrowserCors<S> {
+        BrowserCors {
+            cors: self.0.layer(inner.clone()),
+            plain: inner,
+        }
+    }
+}
+
+/// The service [`BrowserCorsLayer`] makes: the same inner service with and without CORS.
+#[derive(Clone)]
+pub struct BrowserCors<S> {
+    cors: Cors<S>,
+    plain: S,
+}
+
+impl<S, B, R> Service<Request<B>> for BrowserCors<S>
+where
+    S: Service<Request<B>, Response = Response<R>> + Clone,
+    R: Default,
+{
+    type Response = Response<R>;
+    type Error = S::Error;
+    type Future = Either<<Cors<S> as Service<Request<B>>>::Future, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        // Either may take the call: both must be ready.
+        match self.cors.poll_ready(cx)? {
+            Poll::Ready(()) => self.plain.poll_ready(cx),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn call(&mut self, req: Request<B>) -> Self::Future {
+        if req.headers().contains_key(ORIGIN) {
+            Either::Left(self.cors.call(req))
+        } else {
+            Either::Right(self.plain.call(req))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::convert::Infallible;
+
+    /// An inner service answering 200 with no headers.
+    #[derive(Clone)]
+    struct Empty;
+    impl Service<Request<()>> for Empty {
+        type Response = Response<String>;
+        type Error = Infallible;
+        type Future = std::future::Ready<Result<Response<String>, Infallible>>;
+        fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+            Poll::Ready(Ok(()))
+        }
+        fn call(&mut self, _: Request<()>) -> Self::Future {
+            std::future::ready(Ok(Response::new(String::new())))
+        }
+    }
+
+    async fn call(origin: Option<&str>) -> Response<String> {
+        let mut svc = BrowserCorsLayer(crate::cors("*").unwrap()).layer(Empty);
+        let mut req = Request::post("/weiqi.v1.GameService/Ping");
+        if let Some(o) = origin {
+            req = req.header(ORIGIN, o);
+        }
+        std::future::poll_fn(|cx| svc.poll_ready(cx)).await.unwrap();
+        svc.call(req.body(()).unwrap()).await.unwrap()
+    }
+
+    /// A browser's call (with `Origin`) gets the CORS headers; a native client's call the
+    /// inner answer untouched.
+    #[tokio::test]
+    async fn only_calls_with_an_origin_get_cors_headers() {
+        let browser = call(Some("https://play.example")).await;
+        assert_eq!(browser.headers()["access-control-allow-origin"], "*");
+        assert!(browser.headers().contains_key("access-control-expose-headers"));
+        assert!(browser.headers().contains_key("vary"));
+        let native = call(None).await;
+        assert!(native.headers().is_empty(), "{:?}", native.headers());
+    }
+}
