@@ -601,6 +601,26 @@ fn by_name(
     sums
 }
 
+/// mimalloc's `mi_option_purge_delay`: its place in `mi_option_e` (mimalloc.h, v3, as
+/// vendored by the pinned libmimalloc-sys 0.1.49, which names only the stable options).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// Keeps freed memory in the heap. mimalloc hands memory back to the OS a second after its
+/// last use (v3's purge delay) and faults it back in at the next allocation; here those
+/// stalls of the load generator counted as the server's latency, since a move's latency
+/// runs from its arrival time (at a human pace, moves' p99 12.8-31 ms with purging off
+/// against 24-346 ms with it on; README). `MIMALLOC_PURGE_DELAY` still decides if set.
+fn keep_freed_memory() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets one of mimalloc's options (an integer it reads when it schedules a
+        // purge; any thread, any time); -1 is its documented "never purge".
+        #[allow(unsafe_code)]
+        unsafe {
+            libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1)
+        };
+    }
+}
+
 /// A process's resident memory (`VmRSS` in `/proc/PID/status`, Linux), in bytes.
 fn resident_bytes(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -632,6 +652,7 @@ async fn round(args: &Args) -> anyhow::Result<(Option<report::References>, Stats
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    keep_freed_memory();
     let args = Args::parse();
     let (mut ceilings, mut moves) = round(&args).await?;
     for _ in 1..args.rounds {
