@@ -38,7 +38,7 @@ pub(super) enum Write {
     /// A probe row: time and payload.
     Probe(u64, Vec<u8>),
     /// Nothing to write: answered after every write queued before it (the writer answers
-    /// in order), for [`EventStore::barrier`].
+    /// in order), for [`crate::EventStore::barrier`].
     Barrier,
 }
 
