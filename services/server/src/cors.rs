@@ -1,7 +1,9 @@
 //! CORS for the browsers that need it. A page on another origin calls through gRPC-Web and
 //! sends `Origin`; native gRPC clients (mobile apps, bots, backends) never do, and for them
 //! tower-http's layer still built and added its `Vary` header to every answer, 1.5% of the
-//! server's CPU at a human pace. Requests without `Origin` bypass it.
+//! server's CPU at a human pace. Requests without `Origin` bypass it. (So a proxy in front
+//! that strips `Origin` would leave browsers without the CORS headers, and an `OPTIONS`
+//! request without it is not answered as a preflight: browsers always send it on both.)
 
 use std::task::{Context, Poll};
 
@@ -15,27 +17,23 @@ use tower_service::Service;
 #[derive(Clone)]
 pub struct BrowserCorsLayer(pub CorsLayer);
 
-impl<S: Clone> Layer<S> for BrowserCorsLayer {
+impl<S> Layer<S> for BrowserCorsLayer {
     type Service = BrowserCors<S>;
 
     fn layer(&self, inner: S) -> BrowserCors<S> {
-        BrowserCors {
-            cors: self.0.layer(inner.clone()),
-            plain: inner,
-        }
+        BrowserCors(self.0.layer(inner))
     }
 }
 
-/// The service [`BrowserCorsLayer`] makes: the same inner service with and without CORS.
+/// The service [`BrowserCorsLayer`] makes. One inner service, called through the CORS
+/// wrapper or directly (its `poll_ready` is the inner one's, so a call reserves one slot of
+/// whatever limits the inner stack keeps, whichever way it goes).
 #[derive(Clone)]
-pub struct BrowserCors<S> {
-    cors: Cors<S>,
-    plain: S,
-}
+pub struct BrowserCors<S>(Cors<S>);
 
 impl<S, B, R> Service<Request<B>> for BrowserCors<S>
 where
-    S: Service<Request<B>, Response = Response<R>> + Clone,
+    S: Service<Request<B>, Response = Response<R>>,
     R: Default,
 {
     type Response = Response<R>;
@@ -43,18 +41,14 @@ where
     type Future = Either<<Cors<S> as Service<Request<B>>>::Future, S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
-        // Either may take the call: both must be ready.
-        match self.cors.poll_ready(cx)? {
-            Poll::Ready(()) => self.plain.poll_ready(cx),
-            Poll::Pending => Poll::Pending,
-        }
+        self.0.poll_ready(cx)
     }
 
     fn call(&mut self, req: Request<B>) -> Self::Future {
         if req.headers().contains_key(ORIGIN) {
-            Either::Left(self.cors.call(req))
+            Either::Left(self.0.call(req))
         } else {
-            Either::Right(self.plain.call(req))
+            Either::Right(self.0.get_mut().call(req))
         }
     }
 }

@@ -169,7 +169,8 @@ pub(super) async fn writer(
 fn merge_recent(conn: &mut rusqlite::Connection, games: &mut Games) {
     let started = std::time::Instant::now();
     let merged = (|| {
-        let tx = begin(conn)?;
+        end_open_transaction(conn, games)?;
+        let tx = conn.transaction()?;
         // (`OR FAIL`, as the appends' statements: a refused row fails the merge, which
         // is rolled back whole, with no statement journal.)
         tx.execute(
@@ -198,15 +199,17 @@ fn merge_recent(conn: &mut rusqlite::Connection, games: &mut Games) {
     }
 }
 
-/// A transaction on the writer's connection. One left open (a failed statement's rollback
-/// that itself failed) is rolled back first: otherwise every later `BEGIN` would fail, and
-/// with it every write until a restart.
-fn begin(conn: &mut rusqlite::Connection) -> rusqlite::Result<rusqlite::Transaction<'_>> {
+/// Ends a transaction left open on the writer's connection (a failed batch's rollback that
+/// itself failed), before anything is read: otherwise every later `BEGIN` would fail, and
+/// with it every write until a restart, and the cache of games would be filled from rows
+/// that are then rolled back. The cache is dropped too: it may hold what such reads saw.
+fn end_open_transaction(conn: &rusqlite::Connection, games: &mut Games) -> rusqlite::Result<()> {
     if !conn.is_autocommit() {
         tracing::warn!("the writer's connection was left in a transaction: rolled back");
         conn.execute_batch("ROLLBACK")?;
+        games.known.clear();
     }
-    conn.transaction()
+    Ok(())
 }
 
 /// A game's key and last sequence number as stored, if the game exists.
@@ -246,6 +249,10 @@ struct Accepted<'a> {
 }
 
 fn commit_batch(conn: &mut rusqlite::Connection, batch: &[Job], games: &mut Games) -> Vec<Result<(), StoreError>> {
+    if let Err(e) = end_open_transaction(conn, games) {
+        let msg = e.to_string();
+        return batch.iter().map(|_| Err(StoreError::local(&msg))).collect();
+    }
     let mut results: Vec<Option<Result<(), StoreError>>> = Vec::with_capacity(batch.len());
     let mut accepted: Vec<Accepted<'_>> = Vec::new();
     let mut heartbeat: Option<u64> = None;
@@ -372,7 +379,7 @@ fn write_accepted(
     heartbeat: Option<u64>,
     probes: &[(i64, u64, &[u8])],
 ) -> rusqlite::Result<()> {
-    let tx = begin(conn)?;
+    let tx = conn.transaction()?;
     // Summary rows, only where they changed (most moves change none) or the game is new.
     // The unique (game_no, seq) index on events is what guarantees one event per sequence
     // number.
@@ -457,7 +464,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("weiqi-writer-{name}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let mut conn = super::super::writer_connection(&dir.join("w.sqlite3")).unwrap();
-        let tx = begin(&mut conn).unwrap();
+        let tx = conn.transaction().unwrap();
         for stmt in crate::schema(super::super::SCHEMA, "INTEGER PRIMARY KEY AUTOINCREMENT") {
             tx.execute_batch(&stmt).unwrap();
         }
@@ -492,7 +499,7 @@ mod tests {
             ]
         };
         {
-            let tx = begin(&mut conn).unwrap();
+            let tx = conn.transaction().unwrap();
             insert_rows(&tx, EVENT_ROWS.of(1), &row(1, "first")).unwrap();
             let rows: Vec<ToSqlOutput<'_>> = [row(3, "a"), row(4, "b"), row(2, "again"), row(5, "c")]
                 .into_iter()
@@ -504,6 +511,10 @@ mod tests {
                 Some(rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE),
                 "{e}"
             );
+            // `OR FAIL`: the rows before the refused one stay until the transaction ends (no
+            // statement journal undid them; under `ABORT` there would be 2 rows here).
+            let n: i64 = tx.query_row("SELECT count(*) FROM events", [], |r| r.get(0)).unwrap();
+            assert_eq!(n, 4, "stored, first, 3 and 4");
             // Dropped unfinished: rolled back.
         }
         assert_eq!(events(&conn), vec![(1, 2, "stored".to_string())]);
@@ -512,13 +523,32 @@ mod tests {
     }
 
     /// A connection left inside a transaction (a rollback that failed) still commits the
-    /// next batch: the open transaction is rolled back first.
+    /// next batch: the open transaction is rolled back first, and the cache of games, which
+    /// may hold what was read inside it, is dropped.
     #[test]
     fn a_transaction_left_open_does_not_stop_the_writer() {
         let (mut conn, dir) = connection("left-open");
         conn.execute_batch("BEGIN; INSERT INTO events VALUES (7, 1, NULL, 'never committed')")
             .unwrap();
-        let tx = begin(&mut conn).unwrap();
+        let mut games = Games {
+            known: HashMap::from([(
+                "g7".to_string(),
+                Known {
+                    game_no: 7,
+                    last_seq: 1,
+                    last_ms: 0,
+                    quick_gap: false,
+                },
+            )]),
+            next_no: 8,
+            probes: 0,
+            recent_rows: 0,
+            waiting_since: std::time::Instant::now(),
+            merge_failed: false,
+        };
+        end_open_transaction(&conn, &mut games).unwrap();
+        assert!(games.known.is_empty());
+        let tx = conn.transaction().unwrap();
         insert_rows(
             &tx,
             EVENT_ROWS.of(1),
