@@ -7,15 +7,61 @@
 
 use std::task::{Context, Poll};
 
+use anyhow::Context as _;
 use futures::future::Either;
-use tonic::codegen::http::{Request, Response, header::ORIGIN};
-use tower_http::cors::{Cors, CorsLayer};
+use tonic::codegen::http::{HeaderName, HeaderValue, Method, Request, Response, header::ORIGIN};
+use tower_http::cors::{AllowOrigin, Cors, CorsLayer};
 use tower_layer::Layer;
 use tower_service::Service;
 
 /// [`CorsLayer`] applied only to requests that carry an `Origin` header.
 #[derive(Clone)]
-pub struct BrowserCorsLayer(pub CorsLayer);
+pub struct BrowserCorsLayer(CorsLayer);
+
+impl BrowserCorsLayer {
+    /// CORS for browsers calling through gRPC-Web from another origin: the preflight allows
+    /// POST with the headers gRPC-Web clients send (the bearer token included), and the
+    /// answer exposes gRPC's status headers (a call that fails at once has them as headers,
+    /// not in the body's trailers frame). `origins`: `*`, a comma-separated list, or empty
+    /// for none.
+    pub fn new(origins: &str) -> anyhow::Result<BrowserCorsLayer> {
+        let origins = origins.trim();
+        if origins.is_empty() {
+            return Ok(BrowserCorsLayer(CorsLayer::new()));
+        }
+        let allow = if origins == "*" {
+            AllowOrigin::any()
+        } else {
+            let list = origins
+                .split(',')
+                .map(|o| HeaderValue::from_str(o.trim()).with_context(|| format!("CORS origin {o:?}")))
+                .collect::<anyhow::Result<Vec<_>>>()?;
+            AllowOrigin::list(list)
+        };
+        let request = [
+            "content-type",
+            "x-grpc-web",
+            "x-user-agent",
+            "grpc-timeout",
+            "authorization",
+            crate::ROUTE_HEADER,
+        ];
+        let exposed = [
+            "grpc-status",
+            "grpc-message",
+            "grpc-status-details-bin",
+            crate::status::STATE_TRAILER,
+        ];
+        Ok(BrowserCorsLayer(
+            CorsLayer::new()
+                .allow_origin(allow)
+                .allow_methods([Method::POST])
+                .allow_headers(request.map(HeaderName::from_static))
+                .expose_headers(exposed.map(HeaderName::from_static))
+                .max_age(std::time::Duration::from_secs(86_400)),
+        ))
+    }
+}
 
 impl<S> Layer<S> for BrowserCorsLayer {
     type Service = BrowserCors<S>;
@@ -74,13 +120,28 @@ mod tests {
     }
 
     async fn call(origin: Option<&str>) -> Response<String> {
-        let mut svc = BrowserCorsLayer(crate::cors("*").unwrap()).layer(Empty);
+        let mut svc = BrowserCorsLayer::new("*").unwrap().layer(Empty);
         let mut req = Request::post("/weiqi.v1.GameService/Ping");
         if let Some(o) = origin {
             req = req.header(ORIGIN, o);
         }
         std::future::poll_fn(|cx| svc.poll_ready(cx)).await.unwrap();
         svc.call(req.body(()).unwrap()).await.unwrap()
+    }
+
+    /// `cors_allowed_origins`: any, a list, none; a value no header can carry is an error
+    /// at start, not a silently open (or closed) server.
+    #[test]
+    fn cors_origins_parse() {
+        for ok in [
+            "*",
+            "",
+            "https://play.example",
+            "https://a.example, https://b.example:8443",
+        ] {
+            assert!(BrowserCorsLayer::new(ok).is_ok(), "{ok:?}");
+        }
+        assert!(BrowserCorsLayer::new("https://a.example,bad\norigin").is_err());
     }
 
     /// A browser's call (with `Origin`) gets the CORS headers; a native client's call the

@@ -265,7 +265,7 @@ async fn serve<S: EventStore>(
         .timeout(ms(limits.request_timeout_ms))
         .accept_http1(true)
         // Outermost, so a browser's preflight is answered before gRPC-Web translation.
-        .layer(cors::BrowserCorsLayer(cors(&cfg.cors_allowed_origins)?))
+        .layer(cors::BrowserCorsLayer::new(&cfg.cors_allowed_origins)?)
         .layer(rpc_metrics::RpcMetricsLayer::new(
             metrics.rpc_seconds.clone(),
             &[weiqi_proto::FILE_DESCRIPTOR_SET, tonic_health::pb::FILE_DESCRIPTOR_SET],
@@ -348,53 +348,10 @@ async fn side_listener(
     Ok(Some(addr))
 }
 
-/// CORS for browsers calling through gRPC-Web from another origin: the preflight allows
-/// POST with the headers gRPC-Web clients send (the bearer token included), and the
-/// answer exposes gRPC's status headers (a call that fails at once has them as headers,
-/// not in the body's trailers frame). `origins`: `*`, a comma-separated list, or empty
-/// for none.
 /// The header clients send with a game's id on every call about that game, so that a proxy
 /// in front of several replicas routes all of a game's calls to one of them
 /// (`deploy/nginx/weiqi.conf`). The server itself ignores it.
 pub const ROUTE_HEADER: &str = "x-weiqi-game";
-
-pub fn cors(origins: &str) -> anyhow::Result<tower_http::cors::CorsLayer> {
-    use tonic::codegen::http::{HeaderName, HeaderValue, Method};
-    use tower_http::cors::{AllowOrigin, CorsLayer};
-    let origins = origins.trim();
-    if origins.is_empty() {
-        return Ok(CorsLayer::new());
-    }
-    let allow = if origins == "*" {
-        AllowOrigin::any()
-    } else {
-        let list = origins
-            .split(',')
-            .map(|o| HeaderValue::from_str(o.trim()).with_context(|| format!("CORS origin {o:?}")))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        AllowOrigin::list(list)
-    };
-    let request = [
-        "content-type",
-        "x-grpc-web",
-        "x-user-agent",
-        "grpc-timeout",
-        "authorization",
-        ROUTE_HEADER,
-    ];
-    let exposed = [
-        "grpc-status",
-        "grpc-message",
-        "grpc-status-details-bin",
-        status::STATE_TRAILER,
-    ];
-    Ok(CorsLayer::new()
-        .allow_origin(allow)
-        .allow_methods([Method::POST])
-        .allow_headers(request.map(HeaderName::from_static))
-        .expose_headers(exposed.map(HeaderName::from_static))
-        .max_age(std::time::Duration::from_secs(86_400)))
-}
 
 /// Serves until SIGINT/SIGTERM, then shuts down gracefully. Prints the address on stdout.
 pub async fn run(cfg: ServerConfig) -> anyhow::Result<()> {
@@ -426,23 +383,5 @@ async fn wait_for_signal() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// `cors_allowed_origins`: any, a list, none; a value no header can carry is an error
-    /// at start, not a silently open (or closed) server.
-    #[test]
-    fn cors_origins_parse() {
-        for ok in [
-            "*",
-            "",
-            "https://play.example",
-            "https://a.example, https://b.example:8443",
-        ] {
-            assert!(super::cors(ok).is_ok(), "{ok:?}");
-        }
-        assert!(super::cors("https://a.example,bad\norigin").is_err());
     }
 }
