@@ -70,6 +70,21 @@ struct Games {
     merge_failed: bool,
 }
 
+impl Games {
+    /// An empty cache: games are numbered from `next_no` on, and `recent_rows` wait in
+    /// `events_recent` (since now).
+    fn new(next_no: i64, recent_rows: u64) -> Games {
+        Games {
+            known: HashMap::new(),
+            next_no,
+            probes: 0,
+            recent_rows,
+            waiting_since: std::time::Instant::now(),
+            merge_failed: false,
+        }
+    }
+}
+
 /// The single writer: takes whatever writes are waiting, commits them in one transaction
 /// (one fsync), then answers each. Being the only writer, it checks the optimistic
 /// concurrency condition against its cache of each game's last sequence number (read from
@@ -97,14 +112,7 @@ pub(super) async fn writer(
             return;
         }
     };
-    let mut games = Games {
-        known: HashMap::new(),
-        next_no,
-        probes: 0,
-        recent_rows,
-        waiting_since: std::time::Instant::now(),
-        merge_failed: false,
-    };
+    let mut games = Games::new(next_no, recent_rows);
     // Rows left by a server that stopped before merging them go to the index first: the
     // games they belong to are not in the cache yet, and looking one up scans the table.
     if games.recent_rows > 0 {
@@ -530,22 +538,14 @@ mod tests {
         let (mut conn, dir) = connection("left-open");
         conn.execute_batch("BEGIN; INSERT INTO events VALUES (7, 1, NULL, 'never committed')")
             .unwrap();
-        let mut games = Games {
-            known: HashMap::from([(
-                "g7".to_string(),
-                Known {
-                    game_no: 7,
-                    last_seq: 1,
-                    last_ms: 0,
-                    quick_gap: false,
-                },
-            )]),
-            next_no: 8,
-            probes: 0,
-            recent_rows: 0,
-            waiting_since: std::time::Instant::now(),
-            merge_failed: false,
+        let mut games = Games::new(8, 0);
+        let cached = Known {
+            game_no: 7,
+            last_seq: 1,
+            last_ms: 0,
+            quick_gap: false,
         };
+        games.known.insert("g7".to_string(), cached);
         end_open_transaction(&conn, &mut games).unwrap();
         assert!(games.known.is_empty());
         let tx = conn.transaction().unwrap();
