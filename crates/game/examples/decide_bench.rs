@@ -1,13 +1,14 @@
 //! What the referee costs per move on random 9x9 games, in one process: `decide_next`
 //! (which copies the game), the copy alone, a bare `State::play`, and the dead-stone
-//! proposal made once per game when both players pass.
+//! proposal made once per game when both players pass. Then 19x19 games in byo-yomi at a
+//! human pace (a call due before every move): `decide_in_place` against `decide_next`.
 //!
 //! `cargo run --release -p weiqi-game --example decide_bench`
 
 use std::time::Instant;
 
 use rand::SeedableRng;
-use weiqi_game::{Actor, Command, Game, Phase, Seat};
+use weiqi_game::{Actor, ColorChoice, Command, Game, Phase, Seat, Settings, TimeControl};
 use weiqi_rules::Policy;
 
 fn main() {
@@ -54,4 +55,69 @@ fn main() {
         us(end, games),
         us(end, moves)
     );
+    byo_yomi(&mut rng);
+}
+
+/// 19x19 games in byo-yomi (30 s periods), each move 12 s after the last: a call ("10
+/// seconds") is due before every move, folded first. Both ways decide every move of the
+/// same games, alternated.
+fn byo_yomi(rng: &mut rand::rngs::SmallRng) {
+    let (games, mut moves) = (40, 0u64);
+    let (mut in_place, mut on_copy) = (0f64, 0f64);
+    for _ in 0..games {
+        let mut g = byo_yomi_game();
+        let mut s = g.state().expect("board").clone();
+        let mut now = 1_000;
+        // (The first 250 moves: random play goes on far longer than a game.)
+        for _ in 0..250 {
+            if s.is_over() {
+                break;
+            }
+            let mv = s.choose_random(Policy::Light, rng);
+            let actor = match g.seat_of(s.to_move()) {
+                Some(Seat::Host) => Actor::Host,
+                _ => Actor::Guest,
+            };
+            let cmd = Command::of_move(mv, 0);
+            now += 12_000;
+            let t = Instant::now();
+            let (copied, next) = g.decide_next(actor, &cmd, now).expect("a legal move");
+            on_copy += t.elapsed().as_secs_f64();
+            let t = Instant::now();
+            let events = g.decide_in_place(actor, &cmd, now).expect("a legal move");
+            in_place += t.elapsed().as_secs_f64();
+            assert_eq!((events, &g), (copied, &next), "decided alike");
+            s.play(mv).expect("legal");
+            moves += 1;
+        }
+    }
+    let us = |t: f64| t / moves as f64 * 1e6;
+    println!("19x19 byo-yomi, a call due before each move: {moves} moves");
+    println!("decide_in_place per move:   {:>7.2} us", us(in_place));
+    println!("decide_next per move:       {:>7.2} us", us(on_copy));
+}
+
+/// A 19x19 game in play with no main time and five 30-second periods.
+fn byo_yomi_game() -> Game {
+    let mut settings = Settings::casual(19);
+    settings.colors = ColorChoice::HostBlack;
+    settings.time = TimeControl::ByoYomi {
+        main_ms: 0,
+        periods: 5,
+        period_ms: 30_000,
+    };
+    let mut g = Game::new();
+    let create = Command::Create {
+        host: None,
+        settings,
+        nigiri_commitment: None,
+    };
+    g.decide_in_place(Actor::Host, &create, 0).expect("created");
+    let join = Command::Join {
+        player: None,
+        nigiri_guess: None,
+        entropy: 0,
+    };
+    g.decide_in_place(Actor::Guest, &join, 0).expect("joined");
+    g
 }

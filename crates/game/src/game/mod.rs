@@ -53,6 +53,15 @@ enum Stage {
     Created(Box<Created>),
 }
 
+/// What folding byo-yomi calls changes in a game, kept to take them back when the move
+/// they came before is refused ([`Game::decide_in_place`]).
+#[derive(Debug, Clone, Copy)]
+struct CallsMark {
+    seq: u64,
+    last_at: Ms,
+    last_announced: Ms,
+}
+
 /// A created game: its settings, board and clocks, and the referee's bookkeeping.
 ///
 /// Generic over the position only so that a parked game ([`ParkedGame`]) holds the same
@@ -291,18 +300,22 @@ impl Game {
     }
 
     /// [`Game::decide_next`] on this game itself: on success the events are applied to it,
-    /// on a rejection it is unchanged. A move or pass with no clock event due (nearly every
+    /// on a rejection it is unchanged. A move or pass in play with no flag due (nearly every
     /// call) is decided without copying the game: every way it can be refused comes before
-    /// its first event. Anything else is decided on a copy that then replaces this game.
+    /// its first event, or after byo-yomi calls only, which are then taken back. Anything
+    /// else is decided on a copy that then replaces this game.
     pub fn decide_in_place(&mut self, by: Actor, cmd: &Command, now: Ms) -> Result<Vec<Event>, Rejection> {
-        if !self.created().is_some_and(|g| g.refusals_come_first(cmd, now)) {
+        let Some(calls) = self.created().and_then(|g| g.calls_mark(cmd, now)) else {
             let (events, next) = self.decide_next(by, cmd, now)?;
             *self = next;
             return Ok(events);
-        }
-        let seq = self.seq();
+        };
         let decided = decide::run(self, by, cmd, now);
-        debug_assert!(decided.is_ok() || self.seq() == seq, "refused after an event");
+        if decided.is_err()
+            && let Stage::Created(g) = &mut self.stage
+        {
+            g.take_back_calls(calls);
+        }
         decided
     }
 
@@ -362,17 +375,27 @@ impl Created {
         }
     }
 
-    /// Whether deciding `cmd` at `now` can refuse it only before emitting any event: a move
-    /// or pass in play with no byo-yomi call or flag due (those events come first, and the
-    /// move may then still be refused).
-    fn refusals_come_first(&self, cmd: &Command, now: Ms) -> bool {
+    /// Where deciding `cmd` at `now` can be taken back cheaply: a move or pass in play with
+    /// no flag due, whose refusals come before any event but the byo-yomi calls now due (C2:
+    /// at a human pace in byo-yomi, nearly every move). Those calls change only what the
+    /// mark holds; anything else is decided on a copy of the game.
+    fn calls_mark(&self, cmd: &Command, now: Ms) -> Option<CallsMark> {
         let now = now.max(self.last_at);
-        matches!(cmd, Command::Play { .. } | Command::Pass { .. })
+        let cheap = matches!(cmd, Command::Play { .. } | Command::Pass { .. })
             && self.phase == Phase::Playing
-            && self.clock.flagged_at(now).is_none()
-            && !self
-                .clock
-                .next_announcement(self.last_announced)
-                .is_some_and(|a| a.due <= now && self.clock.flagged_at(a.due).is_none())
+            && self.clock.flagged_at(now).is_none();
+        cheap.then_some(CallsMark {
+            seq: self.seq,
+            last_at: self.last_at,
+            last_announced: self.last_announced,
+        })
+    }
+
+    /// Undoes the byo-yomi calls a refused move or pass emitted (folding an announcement
+    /// changes these three fields and nothing else).
+    fn take_back_calls(&mut self, mark: CallsMark) {
+        self.seq = mark.seq;
+        self.last_at = mark.last_at;
+        self.last_announced = mark.last_announced;
     }
 }
