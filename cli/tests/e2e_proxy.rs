@@ -190,6 +190,7 @@ async fn play_game(c: Channel, seed: u64, stop: Arc<AtomicBool>, moves: Arc<Atom
                     game_id: id.clone(),
                     request_id: rid.clone(),
                     expected_move_number: Some(state.move_number() as u32),
+                    ..Default::default()
                 }),
                 point: pt(p.x.into(), p.y.into()),
                 lag_ms: 0,

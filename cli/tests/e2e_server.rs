@@ -204,6 +204,7 @@ async fn retries_and_stale_calls() {
             game_id: g.id.clone(),
             request_id: "w1".into(),
             expected_move_number: Some(0),
+            ..Default::default()
         }),
         point: pt(3, 3),
         lag_ms: 0,
@@ -273,6 +274,59 @@ async fn wrong_seat_token() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::FailedPrecondition);
+}
+
+/// A mutation's `view`: the basic answer leaves out the board and the settings and is
+/// otherwise the game's state after the command (less than a third of the full answer's
+/// bytes on 19x19); an unknown view is refused and changes nothing.
+#[tokio::test]
+async fn basic_answers_leave_out_the_board() {
+    let srv = Server::fresh("views");
+    let mut c = srv.client().await;
+    let g = new_game(&mut c, 19, None).await;
+    let play_in = |x: u32, view: i32, token: &str| {
+        authed(
+            pb::PlayRequest {
+                mutation: Some(pb::Mutation {
+                    game_id: g.id.clone(),
+                    view,
+                    ..Default::default()
+                }),
+                point: pt(x, 3),
+                lag_ms: 0,
+            },
+            token,
+        )
+    };
+    let full = c
+        .play(play_in(3, pb::StateView::Full as i32, &g.black))
+        .await
+        .unwrap()
+        .into_inner();
+    let basic = c
+        .play(play_in(15, pb::StateView::Basic as i32, &g.white))
+        .await
+        .unwrap()
+        .into_inner();
+    let (full, basic) = (full.result.unwrap(), basic.result.unwrap());
+    let (f, b) = (full.state.clone().unwrap(), basic.state.clone().unwrap());
+    assert_eq!(f.board.len(), 19);
+    assert!(f.settings.is_some());
+    assert!(b.board.is_empty() && b.settings.is_none(), "{b:?}");
+    assert_eq!((b.move_number, b.to_move), (2, pb::Color::Black as i32));
+    assert_eq!(b.last_move, pt(15, 3));
+    assert_eq!(basic.events.len(), 1);
+    assert!(
+        prost::Message::encoded_len(&basic) * 3 < prost::Message::encoded_len(&full),
+        "the basic answer is the smaller: {} against {} bytes",
+        prost::Message::encoded_len(&basic),
+        prost::Message::encoded_len(&full)
+    );
+    // The game itself has both stones, whatever the answers carried.
+    assert_eq!(state(&mut c, &g.id).await.board[3], "...x...........o...");
+    let err = c.play(play_in(9, 7, &g.black)).await.unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert_eq!(state(&mut c, &g.id).await.move_number, 2);
 }
 
 /// C1: verifiable nigiri. The host commits to 7 stones, the guest guesses; a reveal that

@@ -153,6 +153,7 @@ async fn play_board(addr: &str, token: &str, game_id: &str, plan: Plan) -> Resul
             game_id: game_id.into(),
             request_id: String::new(),
             expected_move_number: None,
+            ..Default::default()
         })
     };
     if seat

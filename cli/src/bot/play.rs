@@ -384,6 +384,8 @@ async fn call(ctx: &Ctx, seat: &Seat, what: &str, mv: Option<(u32, Option<Point>
             game_id: seat.game_id.clone(),
             request_id: rid.clone(),
             expected_move_number: expected,
+            // (The bot reads the game from its stream: the answer's board is not needed.)
+            view: pb::StateView::Basic as i32,
         })
     };
     let mut backoff = Duration::from_millis(100);
@@ -489,6 +491,8 @@ async fn call_with_stones(ctx: &Ctx, seat: &Seat, stones: Vec<Point>) -> Result<
             game_id: seat.game_id.clone(),
             request_id: format!("bot:propose:{}", rand::random::<u32>()),
             expected_move_number: None,
+            // (The bot reads the game from its stream: the answer's board is not needed.)
+            view: pb::StateView::Basic as i32,
         }),
         stones: stones
             .iter()

@@ -160,6 +160,7 @@ pub fn m(game: &str, rid: &str) -> Option<pb::Mutation> {
         game_id: game.into(),
         request_id: rid.into(),
         expected_move_number: None,
+        ..Default::default()
     })
 }
 
@@ -257,6 +258,7 @@ pub async fn play_as(
         game_id: g.id.clone(),
         request_id: rid.into(),
         expected_move_number: Some(expected),
+        ..Default::default()
     };
     let req = pb::PlayRequest {
         mutation: Some(mutation),

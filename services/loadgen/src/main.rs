@@ -87,6 +87,10 @@ struct Args {
     /// speed drifts (a shared host) weighs on all of them alike.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
+    /// Moves ask for the basic view of the game in their answers (no board, no settings),
+    /// as a client that keeps its own board does; the full view otherwise.
+    #[arg(long)]
+    basic_answers: bool,
     #[arg(long)]
     json: bool,
 }
@@ -137,6 +141,8 @@ struct Player {
     route: MetadataValue<tonic::metadata::Ascii>,
     state: State,
     rng: SmallRng,
+    /// The view of the game a move's answer carries.
+    view: pb::StateView,
 }
 
 impl Player {
@@ -144,6 +150,7 @@ impl Player {
         clients: [GameServiceClient<Channel>; 2],
         settings: pb::GameSettings,
         seed: u64,
+        view: pb::StateView,
     ) -> anyhow::Result<Player> {
         let size = settings.board_size;
         let mut p = Player {
@@ -154,6 +161,7 @@ impl Player {
             route: MetadataValue::from_static(""),
             state: State::new(size as u8, Rules::default())?,
             rng: SmallRng::seed_from_u64(seed),
+            view,
         };
         p.new_game().await?;
         Ok(p)
@@ -191,6 +199,7 @@ impl Player {
                 game_id: self.game_id.clone(),
                 request_id: String::new(),
                 expected_move_number: None,
+                view: pb::StateView::Unspecified as i32,
             };
             client
                 .accept_score(authed(pb::AcceptScoreRequest { mutation: Some(m) }, &auth, &self.route))
@@ -218,6 +227,7 @@ impl Player {
             game_id: self.game_id.clone(),
             request_id: rid,
             expected_move_number: Some(self.state.move_number() as u32),
+            view: self.view as i32,
         });
         let t0 = Instant::now();
         match mv {
@@ -292,12 +302,17 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         };
         // With several servers the guest's connection is the next one, on the next server.
         let guest_offset = usize::from(args.addr.contains(','));
+        let view = if args.basic_answers {
+            pb::StateView::Basic
+        } else {
+            pb::StateView::Full
+        };
         for i in 0..args.games {
             let client = |k: usize| GameServiceClient::new(chans[k % chans.len()].clone());
             let clients = [client(i), client(i + guest_offset)];
             let (settings, seq, opening) = (settings.clone(), seq.clone(), args.opening_moves);
             setup.push(tokio::spawn(async move {
-                let mut p = Player::new(clients, settings, i as u64).await?;
+                let mut p = Player::new(clients, settings, i as u64, view).await?;
                 for _ in 0..opening {
                     p.step(&seq).await?;
                 }

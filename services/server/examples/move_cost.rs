@@ -81,7 +81,7 @@ async fn measure<S: EventStore>(
                 };
                 let token = Some(tokens[local.to_move().index()].as_str());
                 let outcome = hub.run(&id, Caller::Token(token), cmd, m).await?;
-                std::hint::black_box(convert::outcome_to(outcome));
+                std::hint::black_box(convert::outcome_to(outcome, weiqi_proto::v1::StateView::Full));
                 local.play(mv)?;
                 n += 1;
             }

@@ -261,15 +261,49 @@ pub fn view_to(v: &GameView) -> pb::GameState {
     view_into(v.clone())
 }
 
-/// [`view_to`] of a view the caller is done with: its strings move into the message (a
-/// 19x19 board is 19 of them) instead of being copied.
+/// [`view_to`] of a view the caller is done with: its strings move into the message
+/// instead of being copied.
 pub fn view_into(v: GameView) -> pb::GameState {
+    view_as(v, pb::StateView::Full)
+}
+
+/// A mutation's `view`: an enum number this server does not know is refused (a client
+/// newer than the server asked for something else than the whole state).
+pub fn state_view_from(view: i32) -> Result<pb::StateView, Status> {
+    match pb::StateView::try_from(view) {
+        Ok(pb::StateView::Unspecified) => Ok(pb::StateView::Full),
+        Ok(v) => Ok(v),
+        Err(_) => Err(invalid(format!("unknown mutation.view {view}"))),
+    }
+}
+
+/// The board's rows, top first, from its points in one string.
+fn board_rows(points: &str, width: u8) -> Vec<String> {
+    points
+        .as_bytes()
+        .chunks(usize::from(width.max(1)))
+        .map(|row| String::from_utf8_lossy(row).into_owned())
+        .collect()
+}
+
+/// [`view_into`] in the view a mutation asked for: the basic view leaves out the board and
+/// the settings (see `StateView` in game.proto).
+pub fn view_as(v: GameView, view: pb::StateView) -> pb::GameState {
+    let full = view != pb::StateView::Basic;
     pb::GameState {
         game_id: v.game_id,
         seq: v.seq,
         phase: phase_to(v.phase) as i32,
-        settings: v.settings.as_ref().map(settings_to),
-        board: v.board,
+        settings: if full {
+            v.settings.as_ref().map(settings_to)
+        } else {
+            None
+        },
+        board: if full {
+            board_rows(&v.board, v.board_width)
+        } else {
+            Vec::new()
+        },
         to_move: color_to(v.to_move),
         move_number: v.move_number,
         black_seat: match v.black_seat {
@@ -312,11 +346,11 @@ fn seat_player_to(p: &weiqi_game::PlayerRef) -> pb::SeatPlayer {
     }
 }
 
-/// What a command did, as its caller gets it.
-pub fn outcome_to(o: Outcome) -> pb::CommandResult {
+/// What a command did, as its caller gets it, in the view the caller asked for.
+pub fn outcome_to(o: Outcome, view: pb::StateView) -> pb::CommandResult {
     pb::CommandResult {
         events: o.events.iter().map(event_to).collect(),
-        state: Some(view_into(o.game)),
+        state: Some(view_as(o.game, view)),
     }
 }
 

@@ -98,6 +98,7 @@ impl<S: EventStore> GameSvc<S> {
             .mutation()
             .ok_or_else(|| status::invalid("mutation (game_id, request_id) is required"))?;
         convert::request_id(&m.request_id)?;
+        let view = convert::state_view_from(m.view)?;
         let mutation = Mutation {
             request_id: m.request_id.clone(),
             expected_move_number: m.expected_move_number,
@@ -105,7 +106,7 @@ impl<S: EventStore> GameSvc<S> {
         // Boxed: awaiting a future made in the same async fn lays it out twice in the
         // caller's future, and every call would copy both.
         let outcome = Box::pin(self.hub.run(&m.game_id, Caller::Token(token.as_deref()), cmd, mutation)).await?;
-        Ok(Response::new(R::reply(convert::outcome_to(outcome))))
+        Ok(Response::new(R::reply(convert::outcome_to(outcome, view))))
     }
 }
 

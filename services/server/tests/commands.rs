@@ -95,8 +95,30 @@ async fn sequence(ops: Vec<(u8, u8, u8, u8, u16)>) {
         let Ok(done) = hub.run(&id, actor, cmd, m).await else {
             continue;
         };
-        let done = weiqi_server::convert::outcome_to(done);
+        // The answer in either view (a mutation's `view`): the basic one leaves out the
+        // board and the settings; the full one's board is the game's after the command (a
+        // retry answers as the first call did, from an earlier move).
+        let view = if a % 2 == 0 {
+            pb::StateView::Basic
+        } else {
+            pb::StateView::Full
+        };
+        let done = weiqi_server::convert::outcome_to(done, view);
         let game = hub.lock(&id).await.unwrap().game.get().clone();
+        let state = done.state.as_ref().expect("an answer carries the state");
+        if view == pb::StateView::Basic {
+            assert!(
+                state.board.is_empty() && state.settings.is_none(),
+                "a basic view: {state:?}"
+            );
+        } else {
+            assert!(state.settings.is_some());
+            assert_eq!(state.board.len(), 6, "{state:?}");
+            if state.seq == game.seq() {
+                let rows = game.state().map(|s| s.board().rows()).unwrap_or_default();
+                assert_eq!(state.board, rows, "the full view's board is the game's");
+            }
+        }
         let mover = actor.seat().and_then(|s| game.color_of(s));
         for e in &done.events {
             if matches!(e.kind.as_str(), "move_played" | "passed") {

@@ -374,6 +374,20 @@ impl Board {
         }
     }
 
+    /// Every point, row by row from the top, as `x` (Black), `o` (White), `.` (empty):
+    /// [`Board::rows`] joined, in one allocation.
+    pub fn points_text(&self) -> String {
+        let mut text = Vec::with_capacity(self.width as usize * self.height as usize);
+        for y in 0..self.height {
+            text.extend((0..self.width).map(|x| match self.cell(self.index(Point::new(x, y))) {
+                BLACK => b'x',
+                WHITE => b'o',
+                _ => b'.',
+            }));
+        }
+        String::from_utf8(text).expect("the points are ASCII")
+    }
+
     /// Rows from top to bottom as `x` (Black), `o` (White), `.` (empty).
     pub fn rows(&self) -> Vec<String> {
         // Built byte by byte (every answer of the service carries the board this way).

@@ -12,8 +12,11 @@ pub struct GameView {
     pub phase: Phase,
     /// None before the game is created (never, for a game the hub holds).
     pub settings: Option<Settings>,
-    /// The board's rows, top first (empty before the board exists).
-    pub board: Vec<String>,
+    /// The board's points, row by row from the top, `board_width` to a row (empty before
+    /// the board exists): one string, split into rows only for an answer that carries the
+    /// board.
+    pub board: String,
+    pub board_width: u8,
     pub to_move: Option<Color>,
     pub move_number: u32,
     pub black_seat: Option<Seat>,
@@ -47,7 +50,8 @@ impl GameView {
             seq: g.seq(),
             phase: g.phase(),
             settings: g.settings().cloned(),
-            board: state.map(|s| s.board().rows()).unwrap_or_default(),
+            board: state.map(|s| s.board().points_text()).unwrap_or_default(),
+            board_width: state.map_or(0, |s| s.board().width()),
             to_move: g.to_move(),
             move_number: g.move_number() as u32,
             black_seat: g.seat_of(Color::Black),
