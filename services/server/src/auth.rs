@@ -8,6 +8,15 @@ pub fn sha256_hex(data: &[u8]) -> String {
     hex::encode(Sha256::digest(data))
 }
 
+/// [`sha256_hex`] on the stack: every mutating call hashes its token to compare it with
+/// the stored hashes, and needs no allocation for that.
+pub fn sha256_hex_bytes(data: &[u8]) -> [u8; 64] {
+    let mut hex = [0u8; 64];
+    // (64 bytes are exactly what 32 need: encoding cannot fail.)
+    let _ = hex::encode_to_slice(Sha256::digest(data), &mut hex);
+    hex
+}
+
 /// HMAC-SHA256 (RFC 2104).
 fn hmac(key: &[u8], msg: &[u8]) -> [u8; 32] {
     let mut k = [0u8; 64];
@@ -45,6 +54,12 @@ pub fn bearer(meta: &MetadataMap) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn hex_on_the_stack_is_the_stored_form() {
+        let h = super::sha256_hex_bytes(b"token");
+        assert_eq!(&h[..], super::sha256_hex(b"token").as_bytes());
+    }
+
     #[test]
     fn hmac_rfc4231_case_2() {
         let mac = super::hmac(b"Jefe", b"what do ya want for nothing?");

@@ -241,10 +241,11 @@ impl Entry {
 
     /// Which seat a bearer token holds in this game.
     pub fn seat_of_token(&self, token: Option<&str>) -> Option<Seat> {
-        let h = auth::sha256_hex(token?.as_bytes());
-        if self.host_hash.as_deref() == Some(h.as_str()) {
+        let hex = auth::sha256_hex_bytes(token?.as_bytes());
+        let holds = |hash: &Option<String>| hash.as_ref().is_some_and(|h| h.as_bytes() == hex);
+        if holds(&self.host_hash) {
             Some(Seat::Host)
-        } else if self.guest_hash.as_deref() == Some(h.as_str()) {
+        } else if holds(&self.guest_hash) {
             Some(Seat::Guest)
         } else {
             None
