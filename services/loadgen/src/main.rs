@@ -88,7 +88,8 @@ struct Args {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     rounds: u32,
     /// Moves ask for the basic view of the game in their answers (no board, no settings),
-    /// as a client that keeps its own board does; the full view otherwise.
+    /// as a client that keeps its own board does; the full view otherwise. (`--compare`'s
+    /// reads, and so the floor it prints, still fetch the full state.)
     #[arg(long)]
     basic_answers: bool,
     #[arg(long)]

@@ -61,7 +61,7 @@ async fn setup_failures_are_counted_and_the_run_goes_on() {
 /// `--compare` measures Ping, durable Ping and reads before the moves, each with its own
 /// calls and the server's CPU per call, and the floor of a move's CPU they imply (issue 22);
 /// with `--rounds 2` every workload runs twice, taking turns, and reports the sums. (Its
-/// moves ask for basic answers, which the other tests' full ones leave untried.)
+/// moves ask for basic answers: a server refusing the view would show as errors.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compare_measures_the_references_and_a_moves_floor() {
     // (No quota on creations: each round's games are new, as many as the run's rate makes.)

@@ -310,11 +310,16 @@ impl Game {
             *self = next;
             return Ok(events);
         };
+        // (Debug builds check the take-back against the game as it was.)
+        #[cfg(debug_assertions)]
+        let before = self.clone();
         let decided = decide::run(self, by, cmd, now);
         if decided.is_err()
             && let Stage::Created(g) = &mut self.stage
         {
             g.take_back_calls(calls);
+            #[cfg(debug_assertions)]
+            debug_assert!(*self == before, "a refusal changed more than the byo-yomi calls");
         }
         decided
     }

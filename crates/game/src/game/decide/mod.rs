@@ -19,8 +19,9 @@ use crate::types::*;
 pub use scoring::propose_dead;
 
 /// Decides `cmd` on `game`, applying each event to `game` as it is emitted; returns the
-/// events. On a refusal, `game` holds whatever was emitted before it (see
-/// [`Game::decide_in_place`] for when that is nothing).
+/// events. On a refusal, `game` holds whatever was emitted before it: for a move or pass
+/// in play with no flag due, byo-yomi calls at most, which [`Game::decide_in_place`] takes
+/// back; anything else is decided on a copy.
 pub(super) fn run(game: &mut Game, by: Actor, cmd: &Command, now: Ms) -> Result<Vec<Event>, Rejection> {
     match &mut game.stage {
         Stage::Created(g) => Tx::run(g, by, cmd, now),
@@ -49,7 +50,8 @@ pub(super) fn run(game: &mut Game, by: Actor, cmd: &Command, now: Ms) -> Result<
 }
 
 /// A decision in progress on a created game: events emitted so far, each applied to the
-/// game as it is emitted (a copy, or the game itself when no refusal can follow an event).
+/// game as it is emitted (a copy, or the game itself when only byo-yomi calls can come
+/// before a refusal).
 struct Tx<'g> {
     g: &'g mut Created,
     out: Vec<Event>,

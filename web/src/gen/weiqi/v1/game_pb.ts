@@ -2333,8 +2333,8 @@ export enum StateView {
 
   /**
    * The state without `board` and `settings`, which a client that keeps its own board
-   * (applying the events, as a bot or a mobile app does) does not need again: about half
-   * the answer to a move on 19x19, and less of the server's work. Everything else is set
+   * (applying the events, as a bot or a mobile app does) does not need again: on 19x19 a
+   * move's answer is then under a third of the full one's bytes, and less of the server's work. Everything else is set
    * as in the full view, so that the answer is still the game's state after the command.
    *
    * @generated from enum value: STATE_VIEW_BASIC = 2;
