@@ -45,13 +45,9 @@ impl State {
         let b = &self.board;
         let (w, h) = (b.width(), b.height());
         let mut stones = vec![0u8; (w as usize * h as usize).div_ceil(4)].into_boxed_slice();
-        for (k, p) in b.points().enumerate() {
-            let v = match b.get(p) {
-                None => 0,
-                Some(Color::Black) => 1,
-                Some(Color::White) => 2,
-            };
-            stones[k / 4] |= v << (2 * (k % 4));
+        // (A point's cell value is its two-bit code: 0 empty, 1 Black, 2 White.)
+        for (k, i) in b.indices().enumerate() {
+            stones[k / 4] |= b.cell(i) << (2 * (k % 4));
         }
         let packed = PackedState {
             rules: self.rules,
