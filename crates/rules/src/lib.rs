@@ -37,7 +37,7 @@ mod state;
 mod symmetry;
 mod zobrist;
 
-pub use board::{BadSize, Board};
+pub use board::{BadSize, Board, text_rows};
 pub use color::Color;
 pub use coord::{MAX_SIZE, MIN_SIZE, Move, Point};
 pub use dead::{DEFAULT_DEAD_PLAYOUTS, DEFAULT_DEAD_RACE, DEFAULT_DEAD_THRESHOLD, DeadEstimate, estimate_dead};

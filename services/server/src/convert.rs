@@ -277,15 +277,6 @@ pub fn state_view_from(view: i32) -> Result<pb::StateView, Status> {
     }
 }
 
-/// The board's rows, top first, from its points in one string.
-fn board_rows(points: &str, width: u8) -> Vec<String> {
-    points
-        .as_bytes()
-        .chunks(usize::from(width.max(1)))
-        .map(|row| String::from_utf8_lossy(row).into_owned())
-        .collect()
-}
-
 /// [`view_into`] in the view a mutation asked for: the basic view leaves out the board and
 /// the settings (see `StateView` in game.proto).
 pub fn view_as(v: GameView, view: pb::StateView) -> pb::GameState {
@@ -300,7 +291,7 @@ pub fn view_as(v: GameView, view: pb::StateView) -> pb::GameState {
             None
         },
         board: if full {
-            board_rows(&v.board, v.board_width)
+            weiqi_rules::text_rows(&v.board, v.board_width)
         } else {
             Vec::new()
         },

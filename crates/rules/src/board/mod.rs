@@ -390,18 +390,16 @@ impl Board {
 
     /// Rows from top to bottom as `x` (Black), `o` (White), `.` (empty).
     pub fn rows(&self) -> Vec<String> {
-        // Built byte by byte (every answer of the service carries the board this way).
-        (0..self.height)
-            .map(|y| {
-                let row: Vec<u8> = (0..self.width)
-                    .map(|x| match self.cell(self.index(Point::new(x, y))) {
-                        BLACK => b'x',
-                        WHITE => b'o',
-                        _ => b'.',
-                    })
-                    .collect();
-                String::from_utf8(row).expect("the row is ASCII")
-            })
-            .collect()
+        text_rows(&self.points_text(), self.width)
     }
+}
+
+/// [`Board::points_text`] cut into its rows of `width` points (none for an empty text): the
+/// service keeps a board as one string and splits it only for an answer that carries it.
+pub fn text_rows(points: &str, width: u8) -> Vec<String> {
+    points
+        .as_bytes()
+        .chunks(usize::from(width.max(1)))
+        .map(|row| String::from_utf8_lossy(row).into_owned())
+        .collect()
 }
