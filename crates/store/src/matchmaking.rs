@@ -154,7 +154,7 @@ pub trait MatchStore: Send + Sync + 'static {
     fn add_seek(&self, s: Seek) -> StoreFuture<'_, bool>;
     /// Removes a player's open seek; false when there was none with that id.
     fn cancel_seek(&self, id: String, player_id: String) -> StoreFuture<'_, bool>;
-    /// Every open seek, oldest first.
+    /// Every open seek, oldest first (by creation time, then order of arrival).
     fn seeks(&self) -> StoreFuture<'_, Vec<Seek>>;
     /// Pairs two open seeks (`(seek id, player id)`): both removed, the pairing written, both players told; false
     /// (and nothing changed) when either was already gone.
@@ -325,9 +325,10 @@ macro_rules! insert_pairing {
 }
 
 /// One implementation for both databases (as `players.rs`): `$sql` turns the
-/// PostgreSQL-style statement into the database's.
+/// PostgreSQL-style statement into the database's; `$arrival` is the seeks' column that
+/// orders seeks made in the same millisecond by arrival.
 macro_rules! match_store {
-    ($store:ty, $pool:ident, $sql:path) => {
+    ($store:ty, $pool:ident, $sql:path, $arrival:literal) => {
         impl $crate::matchmaking::MatchStore for $store {
             fn create_challenge(&self, c: Challenge, max_open: usize) -> StoreFuture<'_, bool> {
                 Box::pin(async move {
@@ -460,7 +461,11 @@ macro_rules! match_store {
 
             fn seeks(&self) -> StoreFuture<'_, Vec<Seek>> {
                 Box::pin(async move {
-                    let q = "SELECT seek_id, body, created_ms FROM seeks ORDER BY created_ms, seek_id LIMIT 10000";
+                    let q = concat!(
+                        "SELECT seek_id, body, created_ms FROM seeks ORDER BY created_ms, ",
+                        $arrival,
+                        " LIMIT 10000"
+                    );
                     let rows: Vec<(String, String, i64)> = sqlx::query_as(q).fetch_all(&self.$pool).await?;
                     rows.into_iter().map(seek_of).collect()
                 })
@@ -666,5 +671,7 @@ macro_rules! match_store {
     };
 }
 
-match_store!(crate::SqliteStore, accounts, crate::players::sqlite_sql);
-match_store!(crate::PgStore, pool, crate::players::postgres_sql);
+// SQLite gives a new row a rowid above every row present; PostgreSQL numbers them from a
+// sequence (`postgres::SEEK_ARRIVAL`).
+match_store!(crate::SqliteStore, accounts, crate::players::sqlite_sql, "rowid");
+match_store!(crate::PgStore, pool, crate::players::postgres_sql, "arrival");

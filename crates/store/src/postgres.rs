@@ -68,6 +68,10 @@ const SCHEMA: &[&str] = &[
     crate::phase::MIGRATE_PHASE_NAMES,
 ];
 
+/// Seeks made in the same millisecond pair in the order they arrived (SQLite has its
+/// rowid for this); added after the first version of the table, numbering the rows there.
+pub(crate) const SEEK_ARRIVAL: &str = "ALTER TABLE seeks ADD COLUMN IF NOT EXISTS arrival BIGSERIAL";
+
 /// Replicas starting together create the schema one at a time (concurrent `CREATE ...
 /// IF NOT EXISTS` can still collide in PostgreSQL's catalogs).
 const SCHEMA_LOCK: i64 = 0x7765_6971_6900; // "weiqi"
@@ -163,6 +167,7 @@ impl PgStore {
         for stmt in crate::schema(SCHEMA, "BIGSERIAL PRIMARY KEY") {
             sqlx::query(&stmt).execute(&mut *tx).await?;
         }
+        sqlx::query(SEEK_ARRIVAL).execute(&mut *tx).await?;
         tx.commit().await?;
         conn.close().await?;
         let pool = PgPoolOptions::new().max_connections(pool.max(1)).connect(url).await?;

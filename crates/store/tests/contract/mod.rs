@@ -484,6 +484,19 @@ pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
     assert!(!store.add_seek(seek("s1b", "a", 6)).await.unwrap());
     assert!(!store.cancel_seek("s1".into(), "b".into()).await.unwrap());
     assert!(store.cancel_seek("s1".into(), "a".into()).await.unwrap());
+    // Seeks made in the same millisecond keep their order of arrival, whatever their ids
+    // (the older seek's player hosts and chooses the size), even after the newest of
+    // them went and another came.
+    for (id, player) in [("zz", "q1"), ("mm", "q2"), ("aa", "q3")] {
+        assert!(store.add_seek(seek(id, player, 1)).await.unwrap());
+    }
+    assert!(store.cancel_seek("aa".into(), "q3".into()).await.unwrap());
+    assert!(store.add_seek(seek("bb", "q4", 1)).await.unwrap());
+    let ids: Vec<String> = store.seeks().await.unwrap().into_iter().map(|s| s.id).collect();
+    assert_eq!(ids, ["zz", "mm", "bb"]);
+    for (id, player) in [("zz", "q1"), ("mm", "q2"), ("bb", "q4")] {
+        assert!(store.cancel_seek(id.into(), player.into()).await.unwrap());
+    }
     let n = 8;
     for i in 0..n {
         assert!(
