@@ -342,11 +342,12 @@ fn match_writes_each_game_as_sgf() {
 fn match_engine_past_its_time_per_move_loses_on_time() {
     let dir = std::env::temp_dir().join(format!("weiqi-cli-match-slow-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // An engine that accepts everything and thinks 2 s a move.
+    // An engine that accepts everything and thinks 4 s a move, against a time per move
+    // (1 s and 1 s of lag) that the light engine meets even on a loaded machine.
     let script = dir.join("slow.sh");
     std::fs::write(
         &script,
-        "while read -r line; do case \"$line\" in genmove*) sleep 2; printf '= pass\\n\\n';; quit*) printf '=\\n\\n'; exit 0;; *) printf '=\\n\\n';; esac; done\n",
+        "while read -r line; do case \"$line\" in genmove*) sleep 4; printf '= pass\\n\\n';; quit*) printf '=\\n\\n'; exit 0;; *) printf '=\\n\\n';; esac; done\n",
     )
     .unwrap();
     let slow = format!("sh {}", script.display());
@@ -361,9 +362,9 @@ fn match_engine_past_its_time_per_move_loses_on_time() {
         "--size",
         "9",
         "--seconds-per-move",
-        "0.3",
+        "1",
         "--lag",
-        "0.2",
+        "1",
         "--sgf-dir",
         sgf.to_str().unwrap(),
     ]);

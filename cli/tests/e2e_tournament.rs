@@ -63,7 +63,9 @@ fn settings(groups: u32, group_size: u32) -> pb::TournamentSettings {
         knockout: true,
         round_starts_ms: vec![],
         round_break_ms: 200,
-        check_in_window_ms: 2_500,
+        // Long enough for a check-in across the server's restart on a loaded machine;
+        // the absent player's forfeit waits this long.
+        check_in_window_ms: 6_000,
     }
 }
 

@@ -150,9 +150,18 @@ test("the referee's byo-yomi calls (C2) reach the page, spoken with sound on", a
   // replay and show only the latter.)
   const id = await createGame(host, { tc: "byoYomi", main: "0", periods: "1", period: "20" });
   await join(guest, id);
-  await expect(guest.getByTestId("call")).toHaveText("Black: 10 seconds", { timeout: 15_000 });
-  await expect(guest.getByTestId("call")).toHaveText("Black: 1", { timeout: 3_000 });
-  await expect(guest.getByTestId("call")).toHaveText("Black: 2", { timeout: 3_000 });
+  // Each call shows for about a second: looked at every 50 ms (a plain `toHaveText` backs
+  // off to one look a second and can miss one).
+  const call = (text: string, timeout: number) =>
+    expect
+      .poll(async () => (await guest.getByTestId("call").allTextContents()).join("").trim(), {
+        timeout,
+        intervals: [50],
+      })
+      .toBe(text);
+  await call("Black: 10 seconds", 15_000);
+  await call("Black: 1", 3_000);
+  await call("Black: 2", 3_000);
 });
 
 test("a ko recapture shows the server's reason and changes nothing", async ({ browser }) => {

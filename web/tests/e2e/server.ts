@@ -9,6 +9,8 @@ import { createGameClient, type GameClient } from "../../src/client.js";
 
 export class Server {
   private child: ChildProcess | undefined;
+  /** Settles when the last launched process has exited (its ports and lock released). */
+  private exited: Promise<void> = Promise.resolve();
   readonly dir = mkdtempSync(join(tmpdir(), "weiqi-web-e2e-"));
   grpc = "127.0.0.1:0";
   web = "127.0.0.1:0";
@@ -32,6 +34,10 @@ export class Server {
       },
     );
     this.child = child;
+    this.exited = new Promise((r) => child.once("exit", () => r()));
+    // A launch that prints no address (a port still held, the data folder locked) fails
+    // here, not later with a page that cannot load.
+    this.url = "";
     const lines = createInterface({ input: child.stdout! });
     for await (const line of lines) {
       const grpc = /^listening on (.+)$/.exec(line);
@@ -52,10 +58,10 @@ export class Server {
     this.child = undefined;
   }
 
-  /** The same server again: same data folder, same ports. */
+  /** The same server again: same data folder, same ports, once the old process is gone. */
   async restart(): Promise<void> {
     this.crash();
-    await new Promise((r) => setTimeout(r, 200));
+    await this.exited;
     await this.launch();
   }
 
