@@ -417,11 +417,13 @@ macro_rules! match_store {
 
             fn open_challenges(&self, player_id: String) -> StoreFuture<'_, Vec<Challenge>> {
                 Box::pin(async move {
-                    let q = $sql(
+                    let q = $sql(concat!(
                         "SELECT challenge_id, state, body FROM challenges
                                   WHERE (challenger_id = $1 OR challenged_id = $1) AND state = 'open'
-                                  ORDER BY created_ms, challenge_id LIMIT 1000",
-                    );
+                                  ORDER BY created_ms, ",
+                        $arrival,
+                        " LIMIT 1000"
+                    ));
                     let rows: Vec<(String, String, String)> =
                         sqlx::query_as(&q).bind(&player_id).fetch_all(&self.$pool).await?;
                     rows.into_iter().map(challenge_of).collect()
@@ -672,6 +674,6 @@ macro_rules! match_store {
 }
 
 // SQLite gives a new row a rowid above every row present; PostgreSQL numbers them from a
-// sequence (`postgres::SEEK_ARRIVAL`).
+// sequence (`postgres::ARRIVAL`).
 match_store!(crate::SqliteStore, accounts, crate::players::sqlite_sql, "rowid");
 match_store!(crate::PgStore, pool, crate::players::postgres_sql, "arrival");

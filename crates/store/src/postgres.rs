@@ -68,9 +68,13 @@ const SCHEMA: &[&str] = &[
     crate::phase::MIGRATE_PHASE_NAMES,
 ];
 
-/// Seeks made in the same millisecond pair in the order they arrived (SQLite has its
-/// rowid for this); added after the first version of the table, numbering the rows there.
-pub(crate) const SEEK_ARRIVAL: &str = "ALTER TABLE seeks ADD COLUMN IF NOT EXISTS arrival BIGSERIAL";
+/// Seeks made in the same millisecond pair, and challenges list, in the order they
+/// arrived (SQLite has its rowid for this); added after the first version of the tables,
+/// numbering the rows there.
+pub(crate) const ARRIVAL: [&str; 2] = [
+    "ALTER TABLE seeks ADD COLUMN IF NOT EXISTS arrival BIGSERIAL",
+    "ALTER TABLE challenges ADD COLUMN IF NOT EXISTS arrival BIGSERIAL",
+];
 
 /// Replicas starting together create the schema one at a time (concurrent `CREATE ...
 /// IF NOT EXISTS` can still collide in PostgreSQL's catalogs).
@@ -167,7 +171,9 @@ impl PgStore {
         for stmt in crate::schema(SCHEMA, "BIGSERIAL PRIMARY KEY") {
             sqlx::query(&stmt).execute(&mut *tx).await?;
         }
-        sqlx::query(SEEK_ARRIVAL).execute(&mut *tx).await?;
+        for stmt in ARRIVAL {
+            sqlx::query(stmt).execute(&mut *tx).await?;
+        }
         tx.commit().await?;
         conn.close().await?;
         let pool = PgPoolOptions::new().max_connections(pool.max(1)).connect(url).await?;

@@ -556,6 +556,18 @@ pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
     assert_eq!(store.pending_ratings(10).await.unwrap(), [("g1".to_string(), 7)]);
     store.drop_pending_rating("g1".into()).await.unwrap();
     assert!(store.pending_ratings(10).await.unwrap().is_empty());
+    // Challenges made in the same millisecond list in order of arrival, whatever their ids.
+    for (id, from) in [("k9", "r1"), ("k1", "r2"), ("k5", "r3")] {
+        assert!(store.create_challenge(challenge(id, from, "r0"), 2).await.unwrap());
+    }
+    let ids: Vec<String> = store
+        .open_challenges("r0".into())
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.id)
+        .collect();
+    assert_eq!(ids, ["k9", "k1", "k5"]);
 }
 
 /// Tournaments: an append lands only on the log's exact length (two servers deciding the
