@@ -134,14 +134,7 @@ async fn postgres_overdue_game_of_a_crashed_replica_ends_on_time() {
     // out. B claims games half a second past that, looking four times a second.
     let on_its_own = Duration::from_millis(1300);
     let mut cb = b.client().await;
-    let st = loop {
-        let st = state(&mut cb, &g.id).await;
-        if st.phase == pb::Phase::Finished as i32 {
-            break st;
-        }
-        assert!(started.elapsed() < Duration::from_secs(20), "still {st:?}");
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    };
+    let st = until_finished(&mut cb, &g.id, Duration::from_secs(20)).await;
     // Within about a second of the game's own end: 750 ms of claim grace and period, the
     // claim's and the test's round trips, and slack for a loaded machine. (The old
     // claims, 2 s late at the least, fail this.)

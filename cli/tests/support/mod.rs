@@ -315,6 +315,27 @@ pub async fn state(c: &mut GameServiceClient<Channel>, id: &str) -> pb::GameStat
         .unwrap()
 }
 
+/// The game's state once it is finished, looked at every 25 ms (the server's timers, a
+/// claim by another replica); panics with the last state if it is not within `within`.
+pub async fn until_finished(
+    c: &mut GameServiceClient<Channel>,
+    id: &str,
+    within: std::time::Duration,
+) -> pb::GameState {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let st = state(c, id).await;
+        if st.phase == pb::Phase::Finished as i32 {
+            return st;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not finished within {within:?}: {st:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+}
+
 pub fn reason(s: &Status) -> String {
     s.get_details_error_info().map(|i| i.reason).unwrap_or_default()
 }

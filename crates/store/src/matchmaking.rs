@@ -325,8 +325,8 @@ macro_rules! insert_pairing {
 }
 
 /// One implementation for both databases (as `players.rs`): `$sql` turns the
-/// PostgreSQL-style statement into the database's; `$arrival` is the seeks' column that
-/// orders seeks made in the same millisecond by arrival.
+/// PostgreSQL-style statement into the database's; `$arrival` is the column that orders
+/// seeks and challenges made in the same millisecond by arrival.
 macro_rules! match_store {
     ($store:ty, $pool:ident, $sql:path, $arrival:literal) => {
         impl $crate::matchmaking::MatchStore for $store {

@@ -71,7 +71,7 @@ const SCHEMA: &[&str] = &[
 /// Seeks made in the same millisecond pair, and challenges list, in the order they
 /// arrived (SQLite has its rowid for this); added after the first version of the tables,
 /// numbering the rows there.
-pub(crate) const ARRIVAL: [&str; 2] = [
+const ARRIVAL: [&str; 2] = [
     "ALTER TABLE seeks ADD COLUMN IF NOT EXISTS arrival BIGSERIAL",
     "ALTER TABLE challenges ADD COLUMN IF NOT EXISTS arrival BIGSERIAL",
 ];
