@@ -614,3 +614,169 @@ async fn a_replica_going_away_mid_round_does_not_stop_the_tournament() {
     assert_eq!(done.rounds.len(), 3, "the groups' round, the semi-finals, the final");
     drop(second);
 }
+
+/// A tournament of two players in one group (one game), started: (tournament, the
+/// organizer's client, [(player id, token)] in registration order, the game's id).
+async fn two_player_tournament(
+    server: &Server,
+    check_in_window_ms: i64,
+) -> (pb::Tournament, Tournaments, Vec<(String, String)>, String) {
+    let mut t = tournaments(&server.addr).await;
+    let (_, organizer) = guest(&server.addr, "TD").await;
+    let mut s = settings(1, 2);
+    s.knockout = false;
+    s.check_in_window_ms = check_in_window_ms;
+    let created = create(&mut t, &organizer, s).await;
+    let mut players = Vec::new();
+    for name in ["P1", "P2"] {
+        let (id, token) = guest(&server.addr, name).await;
+        register(&mut t, &token, &created.tournament_id).await.unwrap();
+        players.push((id, token));
+    }
+    let started = start(&mut t, &organizer, &created.tournament_id, 7).await.unwrap();
+    let game_id = started.rounds[0].boards[0].game_id.clone();
+    (started, t, players, game_id)
+}
+
+/// The seat token of `token`'s player in a tournament game.
+async fn seat(addr: &str, token: &str, game_id: &str) -> pb::GetSeatResponse {
+    let mut p = PlayerServiceClient::connect(format!("http://{addr}")).await.unwrap();
+    p.get_seat(authed(
+        pb::GetSeatRequest {
+            game_id: game_id.into(),
+        },
+        token,
+    ))
+    .await
+    .unwrap()
+    .into_inner()
+}
+
+/// The row player's cells of the cross table's CSV, by player id.
+async fn cross_table_cells(t: &mut Tournaments, id: &str) -> HashMap<String, String> {
+    let export = t
+        .export_tournament(pb::ExportTournamentRequest {
+            tournament_id: id.into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let json: serde_json::Value = serde_json::from_str(&export.cross_table_json).unwrap();
+    json["groups"][0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            let cells: Vec<String> = row["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| c.as_str().unwrap().to_string())
+                .filter(|c| c != "*")
+                .collect();
+            (row["player_id"].as_str().unwrap().to_string(), cells.concat())
+        })
+        .collect()
+}
+
+/// C4, C9 (issue 43): an entrant who never checks in forfeits when the check-in window
+/// closes, and the tournament records it and finishes, with nobody calling anything but
+/// reads. The cross-table marks the forfeit `W+`/`L-`, as a walkover.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_absent_entrant_forfeits_and_the_tournament_finishes_by_itself() {
+    let server = Server::fresh("tournament-absent");
+    let window = 1_500;
+    let (started, mut t, players, game_id) = two_player_tournament(&server, window).await;
+    let board = &started.rounds[0].boards[0];
+    let (present, absent) = if board.black_player_id == players[0].0 {
+        (&players[0], &players[1])
+    } else {
+        (&players[1], &players[0])
+    };
+    // The present player checks in (at or after the start: early is fine too).
+    let s = seat(&server.addr, &present.1, &game_id).await;
+    let forfeit_at = s.state.as_ref().unwrap().forfeit_at_ms.expect("a countdown");
+    assert_eq!(forfeit_at, board.starts_ms + window + 1);
+    let mut games = server.client().await;
+    games
+        .check_in(authed(
+            pb::CheckInRequest {
+                mutation: m(&game_id, ""),
+            },
+            &s.seat_token,
+        ))
+        .await
+        .unwrap();
+
+    // Nobody calls again: the game ends at the window's close, the tournament after it.
+    let addr: Address = Arc::new(RwLock::new(server.addr.clone()));
+    let done = wait_for(&addr, &started.tournament_id, "finished", |t| {
+        t.phase == pb::TournamentPhase::Finished as i32
+    })
+    .await;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    // The director looks every second; slack for a loaded machine.
+    assert!(
+        now_ms - forfeit_at < 6_000,
+        "finished {} ms after the forfeit was due",
+        now_ms - forfeit_at
+    );
+    assert_eq!(done.champion_id, present.0);
+    let b = &done.rounds[0].boards[0];
+    assert!(b.forfeit && !b.walkover, "{b:?}");
+    let st = state(&mut games, &game_id).await;
+    assert_eq!(st.result.unwrap().reason, pb::EndReason::Forfeit as i32);
+    let cells = cross_table_cells(&mut t, &started.tournament_id).await;
+    assert_eq!((cells[&present.0].as_str(), cells[&absent.0].as_str()), ("W+", "L-"));
+}
+
+/// C9 (issue 43): a withdrawal after the start forfeits the game already created (here
+/// waiting for its start, nobody checked in) before the call returns: the game ends as a
+/// forfeit, the board is recorded, and the cross-table reads `W+`/`L-`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_withdrawal_forfeits_the_game_already_created() {
+    let server = Server::fresh("tournament-withdraw");
+    // A window far longer than the test: only the withdrawal can end the game.
+    let (started, mut t, players, game_id) = two_player_tournament(&server, 600_000).await;
+    let mut games = server.client().await;
+    assert_eq!(state(&mut games, &game_id).await.phase, pb::Phase::Scheduled as i32);
+    let (stays, leaves) = (&players[0], &players[1]);
+    let after = t
+        .withdraw_from_tournament(authed(
+            pb::WithdrawFromTournamentRequest {
+                tournament_id: started.tournament_id.clone(),
+            },
+            &leaves.1,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .tournament
+        .unwrap();
+    // Already in the answer: recorded, and the only round over.
+    let b = &after.rounds[0].boards[0];
+    assert!(b.forfeit, "{b:?}");
+    let stays_black = b.black_player_id == stays.0;
+    let want = if stays_black {
+        pb::BoardResult::BlackWins
+    } else {
+        pb::BoardResult::WhiteWins
+    };
+    assert_eq!(b.result, want as i32);
+    assert_eq!(after.phase, pb::TournamentPhase::Finished as i32);
+    assert_eq!(after.champion_id, stays.0);
+    let st = state(&mut games, &game_id).await;
+    assert_eq!(st.phase, pb::Phase::Finished as i32);
+    let r = st.result.unwrap();
+    let winner = if stays_black {
+        pb::Color::Black
+    } else {
+        pb::Color::White
+    };
+    assert_eq!((r.reason, r.winner), (pb::EndReason::Forfeit as i32, winner as i32));
+    let cells = cross_table_cells(&mut t, &started.tournament_id).await;
+    assert_eq!((cells[&stays.0].as_str(), cells[&leaves.0].as_str()), ("W+", "L-"));
+}

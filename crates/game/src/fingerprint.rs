@@ -47,6 +47,7 @@ impl Command {
             Command::ClaimTimeout => "claim_timeout".into(),
             Command::Tick => "tick".into(),
             Command::CreditTime { ms } => format!("credit {ms}"),
+            Command::Forfeit { seat } => format!("forfeit {seat:?}"),
         };
         // The first 8 bytes of the digest, as 16 hex digits.
         hex::encode(&sha2::Sha256::digest(text.as_bytes())[..8])

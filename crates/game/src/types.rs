@@ -336,6 +336,11 @@ pub enum Command {
     CreditTime {
         ms: Ms,
     },
+    /// A seat forfeits: its player withdrew from the tournament the game belongs to, and
+    /// the other seat wins (C9). Only the server may send it; any phase before the end.
+    Forfeit {
+        seat: Seat,
+    },
 }
 
 impl Command {

@@ -94,6 +94,11 @@ fn lateness_c4() {
     let mut t = T::new(s.clone());
     join(&mut t);
     t.ok(Host, Command::CheckIn, 1000 * S);
+    // Exactly the allowed lateness is still in time; the server's timer wakes at the
+    // first late millisecond (it once woke at the last allowed one, found nothing due,
+    // and never woke again: issue 43).
+    assert_eq!(t.g.next_wakeup(), Some(1900 * S + 1));
+    assert_eq!(t.g.forfeit_at(), Some(1900 * S + 1));
     assert!(t.ok(Actor::Server, Command::Tick, 1900 * S).is_empty());
     let ev = t.ok(Actor::Server, Command::Tick, 1900 * S + 1);
     let EventKind::GameEnded { result } = &ev[0].kind else {
@@ -108,6 +113,112 @@ fn lateness_c4() {
         panic!()
     };
     assert_eq!((result.winner, result.reason), (None, EndReason::DoubleForfeit));
+}
+
+/// C4: players who both check in early do not start early. Play starts at the scheduled
+/// start, stamped with it however late the tick, and Black's clock runs from there;
+/// a check-in after the start starts play at once, with the lateness deducted.
+#[test]
+fn play_starts_at_the_scheduled_start_not_before_c4() {
+    let mut s = casual(19);
+    s.time = TimeControl::Absolute { main_ms: 600 * S };
+    s.scheduled_start = Some(100 * S);
+    s.max_lateness_ms = 60 * S;
+    let mut t = T::new(s.clone());
+    join(&mut t);
+    t.ok(Host, Command::CheckIn, 90 * S);
+    let ev = t.ok(Guest, Command::CheckIn, 97 * S);
+    assert_eq!(T::kinds(&ev), ["checked_in"], "three seconds early: not started");
+    assert_eq!(t.g.phase(), Phase::Scheduled);
+    assert_eq!((t.g.next_wakeup(), t.g.forfeit_at()), (Some(100 * S), None));
+    assert!(matches!(
+        t.run(
+            Host,
+            Command::Play {
+                point: p("D4", 19),
+                lag_ms: 0
+            },
+            99 * S
+        ),
+        Err(Rejection::WrongPhase(Phase::Scheduled))
+    ));
+    assert!(t.ok(Actor::Server, Command::Tick, 100 * S - 1).is_empty());
+    // The tick comes 250 ms late: play started at the start all the same.
+    let ev = t.ok(Actor::Server, Command::Tick, 100 * S + 250);
+    assert_eq!(T::kinds(&ev), ["play_started"]);
+    assert_eq!(ev[0].at, 100 * S);
+    assert_eq!(
+        ev[0].clocks[0].main_ms,
+        600 * S,
+        "Black's clock starts full at the start"
+    );
+    assert_eq!(t.g.clocks(100 * S + 500)[0].main_ms, 600 * S - 500);
+
+    // A move at the start's millisecond starts play and is played in one decision.
+    let mut t = T::new(s.clone());
+    join(&mut t);
+    t.ok(Host, Command::CheckIn, 10 * S);
+    t.ok(Guest, Command::CheckIn, 20 * S);
+    let ev = t.ok(
+        Host,
+        Command::Play {
+            point: p("D4", 19),
+            lag_ms: 0,
+        },
+        101 * S,
+    );
+    assert_eq!(T::kinds(&ev), ["play_started", "move_played"]);
+    assert_eq!((ev[0].at, ev[1].at), (100 * S, 101 * S));
+    assert_eq!(ev[1].clocks[0].main_ms, 599 * S, "a second used since the start");
+
+    // One early, one late: play starts at the late check-in, lateness deducted from the
+    // late player only.
+    let mut t = T::new(s);
+    join(&mut t);
+    t.ok(Host, Command::CheckIn, 95 * S);
+    assert_eq!(t.g.next_wakeup(), Some(160 * S + 1), "the absent player's forfeit");
+    assert!(t.ok(Actor::Server, Command::Tick, 100 * S).is_empty());
+    let ev = t.ok(Guest, Command::CheckIn, 103 * S);
+    assert_eq!(T::kinds(&ev), ["checked_in", "play_started"]);
+    assert_eq!(ev[1].at, 103 * S);
+    assert_eq!((ev[1].clocks[0].main_ms, ev[1].clocks[1].main_ms), (600 * S, 597 * S));
+}
+
+/// C9: a player who withdraws from a tournament forfeits the game already created, in
+/// any phase; only the server can say so.
+#[test]
+fn a_withdrawn_seat_forfeits_c9() {
+    let mut s = casual(9);
+    s.scheduled_start = Some(100 * S);
+    s.max_lateness_ms = 60 * S;
+    let mut t = T::new(s);
+    join(&mut t);
+    t.err(Host, Command::Forfeit { seat: Seat::Guest }, S);
+    let ev = t.ok(Actor::Server, Command::Forfeit { seat: Seat::Guest }, 2 * S);
+    let EventKind::GameEnded { result } = &ev[0].kind else {
+        panic!("{ev:?}")
+    };
+    assert_eq!((result.winner, result.reason), (Some(Color::Black), EndReason::Forfeit));
+    assert_eq!(t.g.next_wakeup(), None);
+    t.err(Actor::Server, Command::Forfeit { seat: Seat::Host }, 3 * S);
+
+    // Colours not known yet (nigiri pending): the other seat takes Black and wins.
+    let mut s = casual(9);
+    s.colors = ColorChoice::Nigiri;
+    let mut t = T::with_commitment(s, Some(nigiri_commitment(3, "n")));
+    t.ok(
+        Guest,
+        Command::Join {
+            player: None,
+            nigiri_guess: Some(Parity::Odd),
+            entropy: 0,
+        },
+        0,
+    );
+    let ev = t.ok(Actor::Server, Command::Forfeit { seat: Seat::Host }, S);
+    assert_eq!(T::kinds(&ev), ["colors_assigned", "game_ended"]);
+    assert_eq!(t.g.color_of(Seat::Guest), Some(Color::Black));
+    assert_eq!(t.g.result().map(|r| r.winner), Some(Some(Color::Black)));
 }
 
 /// R9, C2: the placement is on Black's clock. Placed within the lag allowance but after

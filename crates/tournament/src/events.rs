@@ -96,11 +96,19 @@ pub struct Board {
     pub white: Option<String>,
     /// Set by a walkover at pairing time, or when the game's result is recorded.
     pub result: Option<Outcome>,
+    /// The game's result was a forfeit, not play (an absent or withdrawn player).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forfeit: bool,
 }
 
 impl Board {
     pub fn is_walkover(&self) -> bool {
         self.game_id.is_empty()
+    }
+
+    /// Decided without play: a walkover, or a game forfeited (C4, C9).
+    pub fn is_unplayed(&self) -> bool {
+        self.is_walkover() || self.forfeit
     }
 
     /// The player who goes on: the winner, or nobody.
@@ -161,10 +169,12 @@ pub enum TournamentEvent {
     RoundPaired {
         round: Round,
     },
-    /// A game's result.
+    /// A game's result; `forfeit` when it was not played out (C4, C9).
     Recorded {
         game_id: String,
         outcome: Outcome,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        forfeit: bool,
     },
     /// A game played again (no result; a knockout draw), colours swapped.
     Replayed {

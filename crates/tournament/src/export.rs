@@ -1,8 +1,8 @@
 //! The cross table, as JSON (for programs) and CSV (for spreadsheets and notice boards).
 //!
 //! A cell is the row player's result against the column player: `W`, `L`, `D` (draw),
-//! `X` (both forfeited), `W+`/`L-` (a walkover after a withdrawal), empty when not yet
-//! played, `*` on the diagonal.
+//! `X` (both forfeited), `W+`/`L-` (not played: a walkover, or a forfeit by an absent
+//! or withdrawn player), empty when not yet played, `*` on the diagonal.
 
 use serde::Serialize;
 
@@ -60,7 +60,7 @@ pub fn group_letter(g: usize) -> String {
 
 fn cell(board: &Board, me: &str) -> &'static str {
     let black = board.black.as_deref() == Some(me);
-    match (board.result, black, board.is_walkover()) {
+    match (board.result, black, board.is_unplayed()) {
         (Some(Outcome::Draw), ..) => "D",
         (Some(Outcome::BothLose), ..) => "X",
         (Some(Outcome::BlackWins), true, false) | (Some(Outcome::WhiteWins), false, false) => "W",

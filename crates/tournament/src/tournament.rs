@@ -115,7 +115,11 @@ impl Tournament {
                 self.groups = groups.clone();
             }
             TournamentEvent::RoundPaired { round } => self.rounds.push(round.clone()),
-            TournamentEvent::Recorded { game_id, outcome } => {
+            TournamentEvent::Recorded {
+                game_id,
+                outcome,
+                forfeit,
+            } => {
                 let Some(board) = self
                     .rounds
                     .last_mut()
@@ -124,6 +128,7 @@ impl Tournament {
                     return corrupt(&format!("a result for unknown game {game_id}"));
                 };
                 board.result = Some(*outcome);
+                board.forfeit = *forfeit;
             }
             TournamentEvent::Replayed { round, board } => {
                 let Some(r) = self.rounds.get_mut(*round as usize - 1) else {
@@ -218,7 +223,9 @@ impl Tournament {
 
     /// Records an open game's result; a result that must be played again (no result; a
     /// draw in the knockout) comes with the replay, colours swapped.
-    pub fn record(&self, game_id: &str, outcome: Outcome, ids: &dyn GameIds, now_ms: u64) -> Decided {
+    /// A game's result; `forfeit` when it was not played out (an absent or withdrawn
+    /// player, C4/C9), which the cross-table marks as a walkover is marked.
+    pub fn record(&self, game_id: &str, outcome: Outcome, forfeit: bool, ids: &dyn GameIds, now_ms: u64) -> Decided {
         self.need(TournamentPhase::Running)?;
         let not_ours = || TournamentError::NotOurGame(game_id.to_string());
         let round = self.rounds.last().ok_or_else(not_ours)?;
@@ -229,6 +236,7 @@ impl Tournament {
         let mut out = vec![TournamentEvent::Recorded {
             game_id: game_id.to_string(),
             outcome,
+            forfeit,
         }];
         let replay = match outcome {
             Outcome::NoResult => true,
@@ -242,6 +250,7 @@ impl Tournament {
                 white: board.black.clone(),
                 starts_ms: now_ms + self.settings.round_break_ms,
                 result: None,
+                forfeit: false,
                 ..board.clone()
             };
             again.pairing_id = self.pairing_id(round.number, board.group, board.slot, again.attempt);
@@ -375,6 +384,7 @@ impl Tournament {
             black,
             white,
             result: walkover,
+            forfeit: false,
         }
     }
 

@@ -87,7 +87,7 @@ impl Log {
                 .collect();
             for (stage, b) in open {
                 now += 1;
-                let d = self.t.record(&b.game_id, decide(&b, stage), &game_ids, now);
+                let d = self.t.record(&b.game_id, decide(&b, stage), false, &game_ids, now);
                 self.push(d).unwrap();
             }
         }
@@ -211,14 +211,15 @@ fn bad_requests_are_typed_errors() {
     ));
     log.advance(6);
     assert_eq!(
-        log.t.record("someone-elses-game", Outcome::BlackWins, &game_ids, 7),
+        log.t
+            .record("someone-elses-game", Outcome::BlackWins, false, &game_ids, 7),
         Err(TournamentError::NotOurGame("someone-elses-game".into()))
     );
     let g = log.t.open_boards()[0].1.game_id.clone();
-    let d = log.t.record(&g, Outcome::BlackWins, &game_ids, 7);
+    let d = log.t.record(&g, Outcome::BlackWins, false, &game_ids, 7);
     log.push(d).unwrap();
     assert_eq!(
-        log.t.record(&g, Outcome::WhiteWins, &game_ids, 8),
+        log.t.record(&g, Outcome::WhiteWins, false, &game_ids, 8),
         Err(TournamentError::NotOurGame(g))
     );
 }
@@ -235,13 +236,13 @@ fn knockout_games_have_a_half_point_komi_and_draws_are_replayed() {
     // The group game: no result is replayed (C7), then a draw counts 1 each (C9).
     let (_, b) = log.t.open_boards()[0];
     let (g, black) = (b.game_id.clone(), b.black.clone());
-    let d = log.t.record(&g, Outcome::NoResult, &game_ids, 7);
+    let d = log.t.record(&g, Outcome::NoResult, false, &game_ids, 7);
     assert!(matches!(d.as_ref().unwrap()[1], TournamentEvent::Replayed { .. }));
     log.push(d).unwrap();
     let (_, again) = log.t.open_boards()[0];
     assert_eq!((again.attempt, &again.white), (1, &black), "colours swapped");
     let g = again.game_id.clone();
-    let d = log.t.record(&g, Outcome::Draw, &game_ids, 8);
+    let d = log.t.record(&g, Outcome::Draw, false, &game_ids, 8);
     assert_eq!(d.as_ref().unwrap().len(), 1, "a group draw stands");
     log.push(d).unwrap();
     assert!(log.t.group_standings(0).iter().all(|s| s.points == 1));
@@ -255,14 +256,14 @@ fn knockout_games_have_a_half_point_komi_and_draws_are_replayed() {
         let (_, b) = log.t.open_boards()[0];
         assert_eq!((b.attempt, &b.black), (attempt, &black));
         let g = b.game_id.clone();
-        let d = log.t.record(&g, Outcome::Draw, &game_ids, 10);
+        let d = log.t.record(&g, Outcome::Draw, false, &game_ids, 10);
         log.push(d).unwrap();
         black = log.t.open_boards()[0].1.black.clone();
     }
     // After the last replay the lots from the seed decide, and the tournament ends.
     let (_, b) = log.t.open_boards()[0];
     let g = b.game_id.clone();
-    let d = log.t.record(&g, Outcome::Draw, &game_ids, 11);
+    let d = log.t.record(&g, Outcome::Draw, false, &game_ids, 11);
     log.push(d).unwrap();
     log.advance(12);
     assert_eq!(log.t.phase, TournamentPhase::Finished);

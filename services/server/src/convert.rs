@@ -157,6 +157,9 @@ pub fn settings_from(s: Option<&pb::GameSettings>, default_lag_ms: Ms) -> Result
     out.allow_undo = s.allow_undo.unwrap_or(true);
     out.scheduled_start = s.scheduled_start_ms;
     out.max_lateness_ms = s.max_lateness_ms;
+    if let Some(ms) = s.nigiri_timeout_ms {
+        out.nigiri_timeout_ms = ms;
+    }
     out.rated = s.rated;
     out.variant = match &s.free_seats {
         None => Variant::Standard,
@@ -190,6 +193,7 @@ pub fn settings_to(s: &Settings) -> pb::GameSettings {
         lag_allowance_ms: Some(s.lag.max_per_move_ms),
         scheduled_start_ms: s.scheduled_start,
         max_lateness_ms: s.max_lateness_ms,
+        nigiri_timeout_ms: Some(s.nigiri_timeout_ms),
         rated: s.rated,
         free_seats: match s.variant {
             Variant::Standard => None,
@@ -326,6 +330,7 @@ pub fn view_as(v: GameView, view: pb::StateView) -> pb::GameState {
         guest_bid_sealed: v.bids[1].0,
         host_bid: v.bids[0].1,
         guest_bid: v.bids[1].1,
+        forfeit_at_ms: v.forfeit_at.map(|ms| ms as i64),
     }
 }
 

@@ -228,6 +228,12 @@ impl Game {
     pub fn next_wakeup(&self) -> Option<Ms> {
         self.created()?.next_wakeup()
     }
+    /// When the step now due is forfeited if still owed (the nigiri reveal, a variant
+    /// step, a scheduled game's check-in): the first millisecond of the forfeit, for a
+    /// client's countdown. None in play, where the clocks say it.
+    pub fn forfeit_at(&self) -> Option<Ms> {
+        self.created()?.forfeit_at()
+    }
     pub fn result(&self) -> Option<&GameResult> {
         self.created()?.result.as_ref()
     }
@@ -363,6 +369,11 @@ impl Created {
         }
     }
 
+    /// The first time a server tick changes the game: a tick at or after it always emits
+    /// an event, one before it never does (the property tests check both). The timer
+    /// sleeps until exactly this, so it must agree with what `settle_time` decides: the
+    /// forfeits read [`Created::forfeit_at`] and the start [`Created::scheduled_play_at`],
+    /// as this does.
     fn next_wakeup(&self) -> Option<Ms> {
         match self.phase {
             Phase::PlacingHandicap => self.clock.deadline(),
@@ -373,10 +384,37 @@ impl Created {
                     (a, d) => a.or(d),
                 }
             }
-            Phase::Nigiri => self.nigiri_guess.map(|(_, at)| at + self.settings.nigiri_timeout_ms),
-            Phase::SeatStones | Phase::Bidding => Some(self.step_at + self.settings.nigiri_timeout_ms),
-            Phase::Scheduled => self.settings.scheduled_start.map(|t| t + self.settings.max_lateness_ms),
+            Phase::Scheduled => self.scheduled_play_at().or_else(|| self.forfeit_at()),
+            _ => self.forfeit_at(),
+        }
+    }
+
+    /// When whoever owes the step now due forfeits if it is still owed: the host's nigiri
+    /// reveal (C1), a step of the variant, an absent player's check-in (C4). None in play
+    /// (the clocks decide) and at a scheduled start both players reached.
+    fn forfeit_at(&self) -> Option<Ms> {
+        let timeout = self.settings.nigiri_timeout_ms;
+        match self.phase {
+            Phase::Nigiri => self.nigiri_guess.map(|(_, at)| at.saturating_add(timeout)),
+            Phase::SeatStones | Phase::Bidding => Some(self.step_at.saturating_add(timeout)),
+            // Lateness of exactly `max_lateness_ms` is allowed (C4: "later than the
+            // allowed lateness" forfeits): the forfeit is the millisecond after.
+            Phase::Scheduled if self.checked_in != [true, true] => self
+                .settings
+                .scheduled_start
+                .map(|t| t.saturating_add(self.settings.max_lateness_ms).saturating_add(1)),
             _ => None,
+        }
+    }
+
+    /// A scheduled game both players checked in to before its start: play starts at the
+    /// start, not at the second check-in (C4 charges lateness to the late player only, and
+    /// being early earns nothing).
+    fn scheduled_play_at(&self) -> Option<Ms> {
+        if self.phase == Phase::Scheduled && self.checked_in == [true, true] {
+            self.settings.scheduled_start
+        } else {
+            None
         }
     }
 

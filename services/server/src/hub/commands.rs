@@ -305,6 +305,10 @@ impl<S: EventStore> Hub<S> {
         };
         if events.is_empty() {
             entry.stale = false;
+            if matches!(cmd, Command::Tick) {
+                // A tick that finds nothing due must not leave the game without a timer.
+                self.rearm_after_empty_tick(game_id, entry, now);
+            }
             return Ok(answer(entry.game.get(), &events));
         }
         let game = entry.game.get();

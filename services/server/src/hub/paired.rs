@@ -10,12 +10,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use weiqi_game::{Actor, Command, Game, Phase, PlayerRef, Seat, Settings};
+use weiqi_game::{Actor, Command, Game, Phase, PlayerRef, Rejection, Seat, Settings};
 use weiqi_store::{EventStore, Pairing, PlayerEventKind};
 
-use super::Hub;
 use super::error::{GameAt, HubError};
 use super::view::GameView;
+use super::{Hub, Mutation};
 use crate::auth;
 
 pub type HubFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, HubError>> + Send + 'a>>;
@@ -29,6 +29,9 @@ pub trait GameHost: Send + Sync + 'static {
     fn paired_seat(&self, p: &Pairing, player_id: &str) -> Option<String>;
     /// Creates a paired game and seats both players (again: nothing changes).
     fn start_paired<'a>(self: Arc<Self>, p: &'a Pairing) -> HubFuture<'a, GameView>;
+    /// Ends a game with a forfeit by `seat` (its player withdrew, C9); nothing when the
+    /// game has ended already.
+    fn forfeit<'a>(self: Arc<Self>, game_id: &'a str, seat: Seat) -> HubFuture<'a, ()>;
     /// Refuses settings a game `host` creates would refuse, as creating it would.
     fn check_settings(&self, s: &Settings, host: &PlayerRef) -> Result<(), HubError>;
     fn game_view<'a>(self: Arc<Self>, game_id: &'a str) -> HubFuture<'a, GameView>;
@@ -76,6 +79,22 @@ impl<S: EventStore> GameHost for Hub<S> {
             }
             let (_, view) = self.join(&p.game_id, None, Some(p.guest.clone()), &rid).await?;
             Ok(view)
+        })
+    }
+
+    fn forfeit<'a>(self: Arc<Self>, game_id: &'a str, seat: Seat) -> HubFuture<'a, ()> {
+        Box::pin(async move {
+            match self
+                .run(game_id, Actor::Server, Command::Forfeit { seat }, Mutation::default())
+                .await
+            {
+                Ok(_) => Ok(()),
+                Err(HubError::Rejected {
+                    rejection: Rejection::WrongPhase(Phase::Finished),
+                    ..
+                }) => Ok(()),
+                Err(e) => Err(e),
+            }
         })
     }
 

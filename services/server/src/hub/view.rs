@@ -38,6 +38,8 @@ pub struct GameView {
     pub bids: [(bool, Option<f64>); 2],
     /// The signed-in players in the host's and the guest's seats.
     pub players: [Option<PlayerRef>; 2],
+    /// Before play: when the step now due is forfeited if still owed.
+    pub forfeit_at: Option<Ms>,
     pub server_time_ms: Ms,
 }
 
@@ -73,6 +75,7 @@ impl GameView {
             nigiri_guess: g.nigiri_guess(),
             bids: g.bids(),
             players: [g.player(Seat::Host).cloned(), g.player(Seat::Guest).cloned()],
+            forfeit_at: g.forfeit_at(),
             server_time_ms: now,
         }
     }

@@ -84,6 +84,7 @@ fn board_to(b: &Board) -> pb::TournamentBoard {
         attempt: b.attempt,
         starts_ms: b.starts_ms as i64,
         walkover: b.is_walkover(),
+        forfeit: b.forfeit,
         result: result_to(b.result) as i32,
     }
 }

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use tonic::{Code, Status};
 use weiqi_game::weiqi_rules::Color;
-use weiqi_game::{EndReason, GameResult, PlayerRef};
+use weiqi_game::{EndReason, GameResult, PlayerRef, Seat};
 use weiqi_store::{Accounts, Pairing};
 use weiqi_tournament::{Board, Outcome, Round, Tournament, TournamentError, TournamentEvent, TournamentPhase};
 
@@ -127,6 +127,27 @@ impl Tournaments {
         }
     }
 
+    /// Ends the unfinished games of players who withdrew (C9: a withdrawal after the start
+    /// forfeits the games left to play, the one already created included). Run after a
+    /// withdrawal and by every pass of the director, so a server that stopped between the
+    /// withdrawal and the forfeit leaves nothing behind. A failure is logged and retried.
+    pub async fn forfeit_withdrawn(&self, t: &Tournament) {
+        for (_, board) in t.open_boards() {
+            // Black hosts a tournament game, White is the guest.
+            let gone = |p: &Option<String>| p.as_ref().is_some_and(|p| t.withdrawn.contains(p));
+            let seat = if gone(&board.black) {
+                Seat::Host
+            } else if gone(&board.white) {
+                Seat::Guest
+            } else {
+                continue;
+            };
+            if let Err(e) = self.host.clone().forfeit(&board.game_id, seat).await {
+                tracing::warn!(tournament = %t.id, game_id = %board.game_id, error = %e, "forfeiting a withdrawn player's game failed");
+            }
+        }
+    }
+
     /// One step of the director for one tournament: results of finished games recorded,
     /// then the next round (or the end) if this one is complete.
     pub async fn direct(&self, id: &str) -> Result<(), Status> {
@@ -135,22 +156,25 @@ impl Tournaments {
             return Ok(());
         }
         self.start_games(&t).await;
+        self.forfeit_withdrawn(&t).await;
         for (_, board) in t.open_boards() {
             let view = match self.host.clone().game_view(&board.game_id).await {
                 Ok(v) => v,
                 // Not created yet (its creation failed above): the next pass.
                 Err(_) => continue,
             };
-            let Some(outcome) = view.result.as_ref().map(outcome_of) else {
+            let Some(result) = view.result.as_ref() else {
                 continue;
             };
+            let outcome = outcome_of(result);
+            let forfeit = matches!(result.reason, EndReason::Forfeit | EndReason::DoubleForfeit);
             let game_id = board.game_id.clone();
             let host = self.host.clone();
             let now = self.host.now_ms();
             let recorded = self
                 .change(id, |t| {
                     let ids = |p: &str| host.paired_game_id(p);
-                    match t.record(&game_id, outcome, &ids, now) {
+                    match t.record(&game_id, outcome, forfeit, &ids, now) {
                         // Recorded meanwhile by another server.
                         Err(TournamentError::NotOurGame(_)) => Ok(Vec::new()),
                         r => r,

@@ -74,6 +74,7 @@ impl TournamentService for TournamentSvc {
             black: Some(me.id.clone()),
             white: Some(format!("{}-opponent", me.id)),
             result: None,
+            forfeit: false,
         };
         let round = Round {
             number: 1,
@@ -135,10 +136,15 @@ impl TournamentService for TournamentSvc {
     ) -> Result<Response<pb::WithdrawFromTournamentResponse>, Status> {
         let me = self.me(&request).await?;
         let now = self.now();
-        let t = self
-            .core
-            .change(&request.get_ref().tournament_id, |t| t.withdraw(&me.id, now))
-            .await?;
+        let id = &request.get_ref().tournament_id;
+        let mut t = self.core.change(id, |t| t.withdraw(&me.id, now)).await?;
+        if t.phase == TournamentPhase::Running {
+            // The games left to play are forfeited now, and their results recorded, by the
+            // director's step run here rather than at its next pass (which repeats it if
+            // this is cut short).
+            self.core.direct(id).await?;
+            t = self.core.load(id).await?;
+        }
         Ok(Response::new(pb::WithdrawFromTournamentResponse {
             tournament: reply(&t),
         }))

@@ -38,6 +38,22 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// The server forfeits a seat whose player withdrew (C9): the other seat wins, in
+    /// whatever phase the game is, taking Black when colours are not known yet.
+    pub(super) fn forfeit(&mut self, by: Actor, seat: Seat) -> Result<(), Rejection> {
+        if by != Actor::Server {
+            return Err(Rejection::NotPermitted("only the server forfeits a seat".into()));
+        }
+        match self.g.color_of(seat) {
+            Some(c) => self.end(Some(c.opponent()), EndReason::Forfeit),
+            None => {
+                self.emit(EventKind::ColorsAssigned { black: seat.other() });
+                self.end(Some(Color::Black), EndReason::Forfeit);
+            }
+        }
+        Ok(())
+    }
+
     /// Asks to take back one's own last move (C8): casual games that allow it only.
     pub(super) fn request_undo(&mut self, by: Actor) -> Result<(), Rejection> {
         self.phase_is(&[Phase::Playing])?;

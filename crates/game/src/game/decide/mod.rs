@@ -118,6 +118,7 @@ impl Tx<'_> {
             Command::ProposeDead { stones } => self.propose_dead(by, stones),
             Command::AcceptScore => self.accept_score(by),
             Command::DisputeScore => self.dispute_score(by),
+            Command::Forfeit { seat } => self.forfeit(by, *seat),
         }
     }
 

@@ -128,7 +128,10 @@ impl Tx<'_> {
         let s = self.settings();
         let scheduled = s.scheduled_start.is_some();
         let free = s.free_handicap && s.handicap >= 2;
-        if scheduled && self.g.checked_in != [true, true] {
+        // A scheduled game starts when both are present and the start has come
+        // (`settle_scheduled_start` starts one both reached early).
+        let start = s.scheduled_start.unwrap_or(0);
+        if scheduled && (self.g.checked_in != [true, true] || self.now < start) {
             return;
         }
         if free {

@@ -12,6 +12,11 @@ use crate::types::*;
 impl Tx<'_> {
     /// Time-driven events due at `now`: the flag, forfeits, byo-yomi calls (C2, C4).
     pub(super) fn settle_time(&mut self) {
+        if self.g.phase == Phase::Scheduled {
+            // First: a start that is due puts the game in play, and the clock's own events
+            // since the start (a flag after a long outage) follow below.
+            self.settle_scheduled_start();
+        }
         if let Some(deadline) = self.g.deadline().filter(|&d| d <= self.now) {
             // A loss on time is stamped with the deadline itself, not with when it was
             // noticed (a timer firing late, another replica's claim, a move arriving after
@@ -49,10 +54,7 @@ impl Tx<'_> {
 
     /// Withholding the nigiri reveal past its timeout must never pay: the host forfeits.
     fn forfeit_withheld_nigiri(&mut self, now: Ms) {
-        let timeout = self.settings().nigiri_timeout_ms;
-        if let Some((_, at)) = self.g.nigiri_guess
-            && now >= at + timeout
-        {
+        if self.g.forfeit_at().is_some_and(|at| now >= at) {
             self.emit(EventKind::ColorsAssigned { black: Seat::Guest });
             self.end(Some(Color::Black), EndReason::Forfeit);
         }
@@ -61,9 +63,7 @@ impl Tx<'_> {
     /// Past the allowed lateness of a scheduled start, whoever has not checked in forfeits
     /// (C4); both absent is a double forfeit.
     fn forfeit_absent_players(&mut self, now: Ms) {
-        let s = self.settings();
-        let limit = s.scheduled_start.unwrap_or(0) + s.max_lateness_ms;
-        if now <= limit {
+        if self.g.forfeit_at().is_none_or(|at| now < at) {
             return;
         }
         match self.g.checked_in {
@@ -78,6 +78,19 @@ impl Tx<'_> {
             }
             [true, true] => {}
         }
+    }
+
+    /// Both players checked in before the start and the start has come: play starts,
+    /// stamped with the start itself however late the tick that noticed (as a flag is
+    /// stamped with the deadline), so the first player's clock runs from the start.
+    fn settle_scheduled_start(&mut self) {
+        let Some(start) = self.g.scheduled_play_at().filter(|&start| start <= self.now) else {
+            return;
+        };
+        let now = self.now;
+        self.now = start.max(self.g.last_at);
+        self.start_play_if_ready();
+        self.now = now;
     }
 
     /// Presence at a scheduled start (C4): lateness is deducted from the player's time.

@@ -131,7 +131,7 @@ impl Tx<'_> {
     /// forfeit), as a withheld nigiri does. Colours are assigned first, so the result
     /// names a colour: the player who kept to time takes Black.
     pub(super) fn forfeit_stalled_variant(&mut self, now: Ms) {
-        if now < self.g.step_at + self.settings().nigiri_timeout_ms {
+        if self.g.forfeit_at().is_none_or(|at| now < at) {
             return;
         }
         let owes = |s: Seat| match self.g.phase {
