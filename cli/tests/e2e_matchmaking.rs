@@ -233,8 +233,8 @@ async fn challenges_are_declined_with_a_reason_or_start_a_game() {
             &carol_t,
         ))
         .await,
-        Code::NotFound,
-        "seat_not_found",
+        Code::PermissionDenied,
+        "not_your_game",
     );
     let s = state(&mut games, &game_id).await;
     assert_eq!(s.phase, pb::Phase::Playing as i32);

@@ -221,6 +221,18 @@ async fn a_rated_game_between_guests_updates_both_ratings() {
         .await
         .unwrap_err();
     assert_eq!(name.code(), Code::InvalidArgument);
+    // A control character is refused, not silently stripped (`bad\x01name` once became
+    // `badname`).
+    let name = players
+        .register_guest(pb::RegisterGuestRequest {
+            name: "bad\x01name".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (name.code(), reason(&name).as_str()),
+        (Code::InvalidArgument, "bad_setting")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -344,6 +344,11 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
           ) : null}
           {seat && phase === Phase.BIDDING && !mySealed ? <BidForm lang={lang} seal={sealBid} /> : null}
           {me && phase === Phase.SCHEDULED ? <button onClick={() => send((m) => client.checkIn({ mutation: m }))}>{t(lang, "checkIn")}</button> : null}
+          {s.forfeitAtMs !== undefined ? (
+            <span class="deadline">
+              {t(lang, "forfeitAt")} {new Date(Number(s.forfeitAtMs)).toLocaleTimeString()}
+            </span>
+          ) : null}
           <button onClick={() => downloadSgf(client, gameId)}>{t(lang, "sgf")}</button>
         </div>
         {confirmResign ? (

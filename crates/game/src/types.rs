@@ -624,4 +624,10 @@ pub enum Rejection {
     NothingPending(String),
     #[error("the revealed value does not match the commitment")]
     CommitmentMismatch,
+    /// The variant: a seat stone on the first line of a game that keeps them off it.
+    #[error("{0} is on the first line: this game keeps the seat stones off it")]
+    FirstLine(weiqi_rules::Point),
+    /// The variant: a bid revealed before both bids are sealed.
+    #[error("the bids are revealed once both are sealed: the opponent's is not yet")]
+    BidsNotSealed,
 }

@@ -113,6 +113,12 @@ fn lateness_c4() {
         panic!()
     };
     assert_eq!((result.winner, result.reason), (None, EndReason::DoubleForfeit));
+    // SGF has only `Void` for it; the root comment tells it from a game without result.
+    let sgf = t.g.to_sgf().unwrap();
+    assert!(
+        sgf.contains("RE[Void]") && sgf.contains("C[Double forfeit (C4)"),
+        "{sgf}"
+    );
 }
 
 /// C4: players who both check in early do not start early. Play starts at the scheduled

@@ -1,11 +1,13 @@
-//! Rating every game as it ends, as a server must (Lichess does the same): each game is a
-//! rating period of one game for both players, rated with both players' ratings from
-//! before it, and a rating's deviation first grows with the time since that player's last
-//! rated game, `phi' = sqrt(phi^2 + sigma^2 * t)` for `t` periods of [`Period::length_ms`]
-//! (step 6 of Glicko-2, applied for fractions of a period), up to the deviation of a new
-//! player.
+//! Rating every game as it ends, as a server must, the way Lichess does (lila's
+//! `PerfsUpdater.computeGlicko` calls scalachess's `GlickoCalculator.computeGame` with
+//! `skipDeviationIncrease = true`): each game is a rating period of one game for both
+//! players, rated with both players' ratings from before it. A rating's deviation first
+//! grows with the time since that player's last rated game, `phi' = sqrt(phi^2 + sigma^2
+//! * t)` for `t` periods of [`Period::length_ms`] (step 6 of Glicko-2 for the elapsed
+//! fraction of a period), up to the deviation of a new player; the game's own step 6 then
+//! adds nothing more (0 elapsed periods), since that time is already counted.
 
-use crate::glicko2::{GameResult, Rating, update};
+use crate::glicko2::{GameResult, Rating, update_over};
 
 /// How continuous rating is set up.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,21 +66,23 @@ pub fn rate_game(a: Side, b: Side, score_a: f64, now_ms: u64, period: &Period) -
         deviation: r.deviation.clamp(period.min_deviation, period.max_deviation),
         ..r
     };
-    let na = update(
+    let na = update_over(
         ra,
         &[GameResult {
             opponent: rb,
             score: score_a,
         }],
         period.tau,
+        0.0,
     );
-    let nb = update(
+    let nb = update_over(
         rb,
         &[GameResult {
             opponent: ra,
             score: 1.0 - score_a,
         }],
         period.tau,
+        0.0,
     );
     (clamp(na), clamp(nb))
 }
@@ -111,5 +115,23 @@ mod tests {
         assert!(a.rating > 1500.0 && b.rating < 1500.0);
         assert!((a.rating - 1500.0 - (1500.0 - b.rating)).abs() < 1e-6);
         assert!(a.deviation < 350.0 && a.deviation >= 45.0);
+    }
+
+    /// Lichess's numbers for a first game between two new players (scalachess's
+    /// `GlickoCalculatorTest`, "default deviation: white wins", no colour advantage):
+    /// 1662.21 and 1337.79, both deviations 290.23. (A full period in the game's own step 6,
+    /// as before issue 43, gave 290.32.)
+    #[test]
+    fn a_first_game_rates_as_lichess_does() {
+        let new = Side {
+            rating: Rating::default(),
+            last_ms: None,
+        };
+        let (w, b) = rate_game(new, new, 1.0, 0, &Period::default());
+        assert!((w.rating - 1662.21).abs() < 0.005, "{w:?}");
+        assert!((b.rating - 1337.79).abs() < 0.005, "{b:?}");
+        assert!((w.deviation - 290.23).abs() < 0.005, "{w:?}");
+        assert!((b.deviation - 290.23).abs() < 0.005, "{b:?}");
+        assert!((w.volatility - 0.0599993).abs() < 1e-7, "{w:?}");
     }
 }

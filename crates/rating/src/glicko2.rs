@@ -49,12 +49,19 @@ fn expected(mu: f64, mu_j: f64, phi_j: f64) -> f64 {
 /// The rating after a period with these games, with system constant `tau` (0.3..1.2; the
 /// smaller, the less volatility changes). With no games only the deviation grows (step 6).
 pub fn update(player: Rating, games: &[GameResult], tau: f64) -> Rating {
+    update_over(player, games, tau, 1.0)
+}
+
+/// [`update`] with step 6 widening the deviation for `elapsed_periods` rating periods
+/// instead of one (Lichess's `elapsedRatingPeriods`): 0 when the time since the player's
+/// last game was already accounted for, as continuous rating does.
+pub fn update_over(player: Rating, games: &[GameResult], tau: f64, elapsed_periods: f64) -> Rating {
     let mu = (player.rating - 1500.0) / SCALE;
     let phi = player.deviation / SCALE;
     let sigma = player.volatility;
     if games.is_empty() {
         return Rating {
-            deviation: (phi * phi + sigma * sigma).sqrt() * SCALE,
+            deviation: (phi * phi + elapsed_periods * sigma * sigma).sqrt() * SCALE,
             ..player
         };
     }
@@ -74,7 +81,7 @@ pub fn update(player: Rating, games: &[GameResult], tau: f64) -> Rating {
     // Step 5: the new volatility (the Illinois algorithm).
     let sigma_new = volatility(delta, phi, v, sigma, tau);
     // Steps 6 to 8.
-    let phi_star = (phi * phi + sigma_new * sigma_new).sqrt();
+    let phi_star = (phi * phi + elapsed_periods * sigma_new * sigma_new).sqrt();
     let phi_new = 1.0 / (1.0 / (phi_star * phi_star) + 1.0 / v).sqrt();
     let mu_new = mu + phi_new * phi_new * sum;
     Rating {

@@ -18,5 +18,5 @@ pub mod glicko2;
 pub mod rank;
 
 pub use continuous::{Period, rate_game};
-pub use glicko2::{GameResult, Rating, update};
+pub use glicko2::{GameResult, Rating, update, update_over};
 pub use rank::{Rank, rank_value};

@@ -92,6 +92,8 @@ fn rejection_to(r: &Rejection, at: &GameAt) -> Status {
         Rejection::BadSetting { .. } => unreachable!("answered above"),
         Rejection::InvalidArgument(_) => (Code::InvalidArgument, "invalid_argument"),
         Rejection::CommitmentMismatch => (Code::InvalidArgument, "commitment_mismatch"),
+        Rejection::FirstLine(_) => (Code::InvalidArgument, "first_line"),
+        Rejection::BidsNotSealed => (Code::FailedPrecondition, "bids_not_sealed"),
         Rejection::WrongPhase(_) => (Code::FailedPrecondition, "wrong_phase"),
         Rejection::NotYourTurn => (Code::FailedPrecondition, "not_your_turn"),
         Rejection::Illegal(i) => (Code::FailedPrecondition, i.code()),

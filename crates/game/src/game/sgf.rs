@@ -3,7 +3,7 @@
 use weiqi_clock::TimeControl;
 
 use super::Created;
-use crate::types::GameResult;
+use crate::types::{EndReason, GameResult};
 
 impl Created {
     /// The game record as SGF FF[4]: rules, komi, handicap, result, time settings, and the
@@ -11,6 +11,18 @@ impl Created {
     pub(super) fn to_sgf(&self) -> String {
         let mut rec = weiqi_rules::sgf::GameRecord::from_state(&self.state);
         rec.result = self.result.as_ref().map(GameResult::sgf);
+        // SGF has one word for every ending without a winner, `RE[Void]`; the root comment
+        // says which it was, so a reader can tell a double forfeit from a game without
+        // result (C7) or one nobody joined.
+        rec.comment = self.result.as_ref().and_then(|r| {
+            let why = match r.reason {
+                EndReason::DoubleForfeit => "Double forfeit (C4): both players lose.",
+                EndReason::NoResult => "No result (C7): a repetition cycle; the game does not count.",
+                EndReason::Cancelled => "Cancelled: nobody joined the game.",
+                _ => return None,
+            };
+            r.winner.is_none().then(|| why.to_string())
+        });
         // The variant: the seat stones are the record's AB/AW setup, the agreed komi its KM,
         // and the bids go in the root comment.
         if let [Some(host), Some(guest)] = &self.bids

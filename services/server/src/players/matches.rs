@@ -393,8 +393,18 @@ impl PlayerSvc {
             .pairing_of(game_id.clone())
             .await
             .map_err(status::store)?;
-        let Some((p, token)) = pairing.and_then(|p| self.host.paired_seat(&p, &me.id).map(|t| (p, t))) else {
-            return Err(not_found("seat_not_found", "paired seat of yours in game", &game_id));
+        let Some(p) = pairing else {
+            return Err(not_found("seat_not_found", "paired game", &game_id));
+        };
+        // A paired game of others: refused as every call on a game that is not the
+        // caller's is.
+        let Some(token) = self.host.paired_seat(&p, &me.id) else {
+            return Err(status::error(
+                Code::PermissionDenied,
+                "not_your_game",
+                "you hold no seat in this game",
+                &[("game_id", &game_id)],
+            ));
         };
         // (Created here if its server stopped before it could.)
         let view = self.host.clone().start_paired(&p).await.map_err(status::hub_error)?;

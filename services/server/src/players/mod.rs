@@ -191,8 +191,13 @@ impl PlayerService for PlayerSvc {
         &self,
         request: Request<pb::RegisterGuestRequest>,
     ) -> Result<Response<pb::RegisterGuestResponse>, Status> {
-        let name = identity::clean_name(&request.get_ref().name);
-        if name.is_empty() || request.get_ref().name.chars().count() > 32 {
+        let asked = &request.get_ref().name;
+        // Refused rather than cleaned: the player would not know what name they got.
+        if asked.chars().any(char::is_control) {
+            return Err(status::bad_request("name", "a name has no control characters"));
+        }
+        let name = identity::clean_name(asked);
+        if name.is_empty() || asked.chars().count() > 32 {
             return Err(status::bad_request("name", "a name is 1..32 characters"));
         }
         let token = auth::random_hex(24);

@@ -45,9 +45,7 @@ impl Tx<'_> {
                 }
             )
         {
-            return Err(Rejection::InvalidArgument(format!(
-                "{point} is on the first line: this game keeps the seat stones off it"
-            )));
+            return Err(Rejection::FirstLine(point));
         }
         // Occupied points and stones without liberties are refused as moves would be.
         self.state()
@@ -61,8 +59,12 @@ impl Tx<'_> {
     pub(super) fn commit_bid(&mut self, by: Actor, commitment: &str) -> Result<(), Rejection> {
         self.phase_is(&[Phase::Bidding])?;
         let seat = self.seat(by)?;
-        if self.g.bids[seat_index(seat)].is_some() {
-            return Err(Rejection::NotPermitted("your bid is sealed already".into()));
+        // A seal may be replaced until the opponent's is in (a client that sealed a bid
+        // it cannot reveal can still mend it); from then on both are bound.
+        if self.g.bids[seat_index(seat)].is_some() && self.g.bids[seat_index(seat.other())].is_some() {
+            return Err(Rejection::NotPermitted(
+                "both bids are sealed: yours can no longer change".into(),
+            ));
         }
         if !commit::is_digest(commitment) {
             return Err(Rejection::InvalidArgument(
@@ -86,9 +88,7 @@ impl Tx<'_> {
             return Err(Rejection::NotPermitted("your bid is revealed already".into()));
         }
         if self.g.bids[seat_index(seat.other())].is_none() {
-            return Err(Rejection::NothingPending(
-                "the opponent has not sealed a bid yet: reveal after both are sealed".into(),
-            ));
+            return Err(Rejection::BidsNotSealed);
         }
         if nonce.is_empty() || nonce.len() > MAX_NONCE {
             return Err(Rejection::InvalidArgument(format!(

@@ -2199,7 +2199,8 @@ export enum ColorChoice {
   /**
    * Verifiable nigiri (C1): the host commits to a handful of stones at creation, the
    * guest guesses odd or even when joining, the host reveals; a right guess takes Black.
-   * A host that does not reveal within the nigiri timeout forfeits.
+   * A host that does not reveal within GameSettings.nigiri_timeout_ms (5 minutes unless
+   * set) of the guess forfeits.
    *
    * @generated from enum value: COLOR_CHOICE_NIGIRI = 4;
    */
