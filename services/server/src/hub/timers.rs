@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use tracing::warn;
-use weiqi_game::{Actor, Command, Ms};
+use tracing::{debug, warn};
+use weiqi_game::{Actor, Command, Ms, Phase, Rejection};
 use weiqi_store::EventStore;
 
 use super::entry::Entry;
@@ -59,11 +59,24 @@ impl<S: EventStore> Hub<S> {
             // A store that fails (a database restarting) is tried again until the tick is
             // stored: a forfeit or a flag must not be lost to one failed write.
             while let Err(e) = hub.run(&id, Actor::Server, Command::Tick, Mutation::default()).await {
-                warn!(game_id = %id, error = %e, "timer tick failed");
-                if !matches!(e, HubError::Store(_)) {
-                    break;
+                match e {
+                    HubError::Store(_) => {
+                        warn!(game_id = %id, error = %e, "timer tick failed; trying again");
+                        tokio::time::sleep(std::time::Duration::from_millis(TICK_RETRY_MS)).await;
+                    }
+                    // Another replica ended the game meanwhile: nothing was left to do.
+                    HubError::Rejected {
+                        rejection: Rejection::WrongPhase(Phase::Finished),
+                        ..
+                    } => {
+                        debug!(game_id = %id, "timer: the game had ended elsewhere");
+                        break;
+                    }
+                    e => {
+                        warn!(game_id = %id, error = %e, "timer tick failed");
+                        break;
+                    }
                 }
-                tokio::time::sleep(std::time::Duration::from_millis(TICK_RETRY_MS)).await;
             }
         });
         entry.timer = Some(handle.abort_handle());
