@@ -54,7 +54,12 @@ def main(binary):
         line = server.stdout.readline()
         assert line.startswith("listening on "), line
         addr = line.split()[-1]
-        stub = rpc.GameServiceStub(grpc.insecure_channel(addr))
+        # The published service config (retries on UNAVAILABLE): grpcio refuses a config it
+        # cannot parse, so this also checks the file.
+        config = open(os.path.join(ROOT, "deploy", "grpc", "service-config.json")).read()
+        channel = grpc.insecure_channel(addr, options=[("grpc.service_config", config),
+                                                       ("grpc.enable_retries", 1)])
+        stub = rpc.GameServiceStub(channel)
         settings = pb.GameSettings(board_size=5, rules="chinese", komi=0.5,
                                    color_choice=pb.COLOR_CHOICE_HOST_BLACK)
         created = stub.CreateGame(pb.CreateGameRequest(settings=settings, request_id="py-1"))

@@ -2,10 +2,11 @@
 //! `PerfsUpdater.computeGlicko` calls scalachess's `GlickoCalculator.computeGame` with
 //! `skipDeviationIncrease = true`): each game is a rating period of one game for both
 //! players, rated with both players' ratings from before it. A rating's deviation first
-//! grows with the time since that player's last rated game, `phi' = sqrt(phi^2 + sigma^2
-//! * t)` for `t` periods of [`Period::length_ms`] (step 6 of Glicko-2 for the elapsed
-//! fraction of a period), up to the deviation of a new player; the game's own step 6 then
-//! adds nothing more (0 elapsed periods), since that time is already counted.
+//! grows with the time since that player's last rated game,
+//! `phi' = sqrt(phi^2 + sigma^2 t)` for `t` periods of [`Period::length_ms`] (step 6 of
+//! Glicko-2 for the elapsed fraction of a period), up to the deviation of a new player;
+//! the game's own step 6 then adds nothing more (0 elapsed periods), since that time is
+//! already counted.
 
 use crate::glicko2::{GameResult, Rating, update_over};
 

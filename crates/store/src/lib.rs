@@ -90,6 +90,12 @@ pub enum StoreError {
     /// the database told it: no driver type leaks out of the store.
     #[error("database: {0}")]
     Db(DbError),
+    /// The database cannot be reached or cannot serve right now (a refused or lost
+    /// connection, a restart, no free connection within the pool's wait, a serialization
+    /// failure or deadlock, a full disk): nothing was stored, and the same call may succeed
+    /// in a moment ([`transient`] says which failures these are).
+    #[error("database unavailable: {0}")]
+    Unavailable(DbError),
     #[error("corrupt event in game {game_id}: {why}")]
     Corrupt { game_id: String, why: String },
     #[error("the store is shutting down")]
@@ -120,6 +126,27 @@ impl std::fmt::Display for DbError {
     }
 }
 
+/// Whether a database failure is worth retrying as it is: the database was unreachable,
+/// restarting, out of connections or disk, or chose this transaction as a serialization
+/// or deadlock victim. By PostgreSQL's SQLSTATE classes (08 connection exceptions, 53
+/// insufficient resources, 57P0x shutdowns and "cannot connect now", 40001 and 40P01,
+/// 55P03 lock not available, 58 system errors) and SQLite's primary result codes (5
+/// busy, 6 locked, 10 I/O error, 13 full, 14 cannot open). A constraint, a bad value or
+/// a syntax error is not: it would fail the same way again.
+pub fn transient(code: &str) -> bool {
+    match code.parse::<i64>() {
+        // SQLite's extended result codes keep the primary code in the low byte.
+        Ok(sqlite) => matches!(sqlite & 0xff, 5 | 6 | 10 | 13 | 14),
+        Err(_) => {
+            code.starts_with("08")
+                || code.starts_with("53")
+                || code.starts_with("57P0")
+                || code.starts_with("58")
+                || matches!(code, "40001" | "40P01" | "55P03")
+        }
+    }
+}
+
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> StoreError {
         let (code, detail) = match &e {
@@ -131,11 +158,22 @@ impl From<sqlx::Error> for StoreError {
             ),
             _ => (None, None),
         };
-        StoreError::Db(DbError {
+        // No answer from the database at all: the network, the pool's wait, a connection
+        // that broke mid-message.
+        let unreachable = matches!(
+            e,
+            sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut | sqlx::Error::Protocol(_)
+        );
+        let error = DbError {
             message: e.to_string(),
             code,
             detail,
-        })
+        };
+        if unreachable || error.code.as_deref().is_some_and(transient) {
+            StoreError::Unavailable(error)
+        } else {
+            StoreError::Db(error)
+        }
     }
 }
 
@@ -158,11 +196,16 @@ impl From<rusqlite::Error> for StoreError {
             rusqlite::Error::SqliteFailure(f, _) => Some(f.extended_code.to_string()),
             _ => None,
         };
-        StoreError::Db(DbError {
+        let error = DbError {
             message: e.to_string(),
             code,
             detail: None,
-        })
+        };
+        if error.code.as_deref().is_some_and(transient) {
+            StoreError::Unavailable(error)
+        } else {
+            StoreError::Db(error)
+        }
     }
 }
 
@@ -434,3 +477,29 @@ impl<K: Hash + Eq> Gathered<K> {
 pub trait Accounts: PlayerStore + MatchStore + TournamentStore {}
 
 impl<T: PlayerStore + MatchStore + TournamentStore> Accounts for T {}
+
+#[cfg(test)]
+mod tests {
+    use super::transient;
+
+    #[test]
+    fn failures_worth_retrying_are_told_from_the_others() {
+        // PostgreSQL: a connection refused or lost, a restart, too many connections, a
+        // full disk, a serialization failure, a deadlock, a lock not available.
+        for code in [
+            "08006", "08001", "57P01", "57P02", "57P03", "53300", "53100", "40001", "40P01", "55P03", "58030",
+        ] {
+            assert!(transient(code), "{code}");
+        }
+        // A unique violation, a bad value, a syntax error, a missing table: not.
+        for code in ["23505", "22P02", "42601", "42P01", "22021"] {
+            assert!(!transient(code), "{code}");
+        }
+        // SQLite's extended codes: SQLITE_BUSY_SNAPSHOT (517), SQLITE_IOERR_WRITE (778),
+        // SQLITE_FULL (13) are; SQLITE_CONSTRAINT_UNIQUE (2067) is not.
+        for code in ["5", "517", "6", "778", "13", "14"] {
+            assert!(transient(code), "{code}");
+        }
+        assert!(!transient("2067"));
+    }
+}

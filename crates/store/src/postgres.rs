@@ -30,6 +30,11 @@ use crate::{
 /// The stored phase name of a game waiting for an opponent ([`phase_name`]).
 const WAITING: &str = "waiting_for_opponent";
 
+/// How long a call waits for a database connection before it fails as unavailable
+/// (sqlx's default, 30 s, outlasted every client's deadline: a database that refused
+/// connections made calls hang instead of failing at once, issue 49).
+pub const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
 const SCHEMA: &[&str] = &[
     "CREATE TABLE IF NOT EXISTS games (
         game_id TEXT PRIMARY KEY,
@@ -176,7 +181,11 @@ impl PgStore {
         }
         tx.commit().await?;
         conn.close().await?;
-        let pool = PgPoolOptions::new().max_connections(pool.max(1)).connect(url).await?;
+        let pool = PgPoolOptions::new()
+            .max_connections(pool.max(1))
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect(url)
+            .await?;
         let (writers, jobs) = mpsc::channel(4096);
         let jobs = Arc::new(Mutex::new(jobs));
         for _ in 0..WRITERS {

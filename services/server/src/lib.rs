@@ -113,6 +113,43 @@ const WATCH_POLL_MS: u64 = 200;
 const CLAIM_EVERY_MS: u64 = 250;
 const CLAIM_GRACE_MS: u64 = 500;
 
+/// The services whose health is readiness (the empty name, the server as a whole, is
+/// liveness: SERVING while the process serves).
+const SERVICES: [&str; 3] = [
+    weiqi_proto::v1::game_service_server::SERVICE_NAME,
+    weiqi_proto::v1::player_service_server::SERVICE_NAME,
+    weiqi_proto::v1::tournament_service_server::SERVICE_NAME,
+];
+
+/// Readiness in the health service: each of [`SERVICES`] SERVING while the hub's store
+/// answers, NOT_SERVING while it does not, until the server stops (shutdown then sets them
+/// NOT_SERVING for good).
+async fn follow_readiness(
+    health: tonic_health::server::HealthReporter,
+    mut ready: tokio::sync::watch::Receiver<bool>,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) {
+    loop {
+        // (Stopping wins over readiness, whichever of the two tasks that see the stop
+        // writes last.)
+        let status = if *ready.borrow_and_update() && !*stop.borrow() {
+            tonic_health::ServingStatus::Serving
+        } else {
+            tonic_health::ServingStatus::NotServing
+        };
+        for name in SERVICES {
+            health.set_service_status(name, status).await;
+        }
+        if status == tonic_health::ServingStatus::NotServing && *stop.borrow() {
+            return;
+        }
+        tokio::select! {
+            changed = ready.changed() => if changed.is_err() { return },
+            _ = stop.changed() => {}
+        }
+    }
+}
+
 /// Opens the store (SQLite in the data folder, or PostgreSQL when `database_url` is
 /// set), recovers unfinished games, binds, and serves until stopped.
 pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
@@ -209,6 +246,7 @@ async fn serve<S: EventStore>(
 
     let (health, health_svc) = tonic_health::server::health_reporter();
     health.set_serving::<GameServiceServer<GameSvc<S>>>().await;
+    tokio::spawn(follow_readiness(health.clone(), hub.readiness(), stop_rx.clone()));
     // Reflection in both versions: grpcurl speaks v1, Python's grpcio-reflection (and
     // other older tools) only v1alpha.
     let reflection = || {
@@ -253,7 +291,11 @@ async fn serve<S: EventStore>(
     let shutdown = async move {
         let _ = stop_wait.changed().await;
         // Flip health first so load balancers stop sending new calls, then drain.
-        health.set_not_serving::<GameServiceServer<GameSvc<S>>>().await;
+        for name in SERVICES {
+            health
+                .set_service_status(name, tonic_health::ServingStatus::NotServing)
+                .await;
+        }
         info!("shutting down: health NOT_SERVING, closing streams");
     };
     let ms = std::time::Duration::from_millis;

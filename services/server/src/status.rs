@@ -152,10 +152,29 @@ pub fn store(e: StoreError) -> Status {
     store_error(e)
 }
 
+/// How long a client is told to wait before retrying a call the database could not take.
+pub const STORAGE_RETRY_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
 fn store_error(e: StoreError) -> Status {
     match e {
         StoreError::Conflict { .. } => error(Code::Aborted, "conflict", format!("{e}; retry"), &[]),
         StoreError::Closed => error(Code::Unavailable, "shutting_down", "the server is shutting down", &[]),
+        // Retryable by gRPC's conventions (and safe: every mutation carries a request id):
+        // UNAVAILABLE, with when to try again.
+        StoreError::Unavailable(db) => {
+            let sqlstate = db.code.clone().unwrap_or_default();
+            let mut details = ErrorDetails::with_error_info(
+                "storage_unavailable",
+                DOMAIN,
+                HashMap::from([("code".to_string(), sqlstate)]),
+            );
+            details.set_retry_info(Some(STORAGE_RETRY_AFTER));
+            Status::with_error_details(
+                Code::Unavailable,
+                format!("the database is unavailable, retry: {db}"),
+                details,
+            )
+        }
         other => error(
             Code::Internal,
             "storage_failure",

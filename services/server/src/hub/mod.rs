@@ -73,7 +73,13 @@ pub struct Hub<S> {
     /// (Weak: a game that left memory, or a finished one read and let go, is not kept for
     /// the pass.)
     park_list: std::sync::Mutex<Vec<std::sync::Weak<Mutex<Entry>>>>,
+    /// Whether this server can serve: its store took the last heartbeat within
+    /// [`READY_WITHIN`] (see [`Hub::heartbeat_loop`]). The health service's readiness.
+    ready: signal::Sender<bool>,
 }
+
+/// How long a heartbeat may take before the server counts itself unready.
+pub const READY_WITHIN: std::time::Duration = std::time::Duration::from_millis(2_000);
 
 /// The default of [`Hub::with_park_after`]: one second between moves is quick play.
 pub const PARK_AFTER_MS: Ms = 1000;
@@ -92,7 +98,13 @@ impl<S: EventStore> Hub<S> {
             player_events: Arc::new(tokio::sync::Notify::new()),
             park_after_ms: PARK_AFTER_MS,
             park_list: std::sync::Mutex::new(Vec::new()),
+            ready: signal::Sender::new(true),
         }
+    }
+
+    /// Readiness as it changes: true while the store answers (see [`Hub::heartbeat_loop`]).
+    pub fn readiness(&self) -> signal::Receiver<bool> {
+        self.ready.subscribe()
     }
 
     /// A hub that packs games at rest after `ms` without a command (0: after every

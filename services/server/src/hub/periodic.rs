@@ -27,13 +27,33 @@ async fn sleep_unless_stopped(shutdown: &mut watch::Receiver<bool>, every: Durat
 }
 
 impl<S: EventStore> Hub<S> {
-    /// Records liveness periodically until shutdown.
+    /// Records liveness periodically until shutdown, and with it readiness: a heartbeat
+    /// the store did not take within [`READY_WITHIN`](super::READY_WITHIN) makes the server
+    /// unready (a database cut off, restarting, a full disk), the next one it takes ready
+    /// again.
     pub async fn heartbeat_loop(self: Arc<Self>, every_ms: u64) {
         let mut shutdown = self.shutdown.clone();
         loop {
-            if let Err(e) = self.store.heartbeat(self.time.now_ms()).await {
-                warn!(error = %e, "heartbeat failed");
-            }
+            let beat = tokio::time::timeout(super::READY_WITHIN, self.store.heartbeat(self.time.now_ms())).await;
+            let ready = match beat {
+                Ok(Ok(())) => true,
+                Ok(Err(e)) => {
+                    warn!(error = %e, "heartbeat failed");
+                    false
+                }
+                Err(_) => {
+                    warn!(within = ?super::READY_WITHIN, "heartbeat took too long");
+                    false
+                }
+            };
+            self.ready.send_if_modified(|r| {
+                let changed = *r != ready;
+                if changed {
+                    info!(ready, "readiness changed");
+                }
+                *r = ready;
+                changed
+            });
             // (Sampled here too: games come into memory and leave it by several paths,
             // idle eviction and loads on demand among them.)
             let held = self.games.read().expect("lock").len();
