@@ -178,3 +178,64 @@ async fn log(
     }
     out
 }
+
+/// A replica paused (SIGSTOP) while a client's calls on a shared connection time out and
+/// are reset, then woken: the connection and its watch streams live on. (With h2's default
+/// of 20 remotely reset streams pending accept, the woken server answered with
+/// `GOAWAY too_many_resets` and every stream on the connection ended UNAVAILABLE.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_paused_server_keeps_its_clients_connections() {
+    let server = Server::fresh("faults-pause");
+    // One connection for everything, as behind a proxy.
+    let channel = tonic::transport::Channel::from_shared(format!("http://{}", server.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut c = weiqi_proto::v1::game_service_client::GameServiceClient::new(channel.clone());
+    let g = new_game(&mut c, 9, None).await;
+    let mut watchers = Vec::new();
+    for _ in 0..12 {
+        watchers.push(watch(&mut c, &g.id, 0).await);
+    }
+    let pid = server.child.id().to_string();
+    let signal = |sig: &str| {
+        assert!(
+            std::process::Command::new("kill")
+                .args([sig, &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+    };
+    signal("-STOP");
+    // Calls that give up while the server sleeps: each is reset by the client.
+    let mut gave_up = Vec::new();
+    for _ in 0..100 {
+        let mut c = c.clone();
+        let id = g.id.clone();
+        gave_up.push(tokio::spawn(async move {
+            let mut req = tonic::Request::new(pb::GetGameRequest { game_id: id });
+            req.set_timeout(Duration::from_millis(200));
+            c.get_game(req).await
+        }));
+    }
+    for t in gave_up {
+        assert!(t.await.unwrap().is_err(), "answered while stopped");
+    }
+    signal("-CONT");
+    // The same connection serves on, and every watcher gets the next move.
+    let st = play(&mut c, &g, &g.black, 4, 4).await.unwrap().state.unwrap();
+    for (i, w) in watchers.iter_mut().enumerate() {
+        loop {
+            let msg = tokio::time::timeout(Duration::from_secs(10), w.message())
+                .await
+                .expect("a watcher waited in vain")
+                .unwrap_or_else(|e| panic!("watcher {i} ended: {e:?}"))
+                .unwrap_or_else(|| panic!("watcher {i} ended"));
+            if msg.event.is_some_and(|e| e.seq >= st.seq) {
+                break;
+            }
+        }
+    }
+}

@@ -93,7 +93,7 @@ pub enum StoreError {
     /// The database cannot be reached or cannot serve right now (a refused or lost
     /// connection, a restart, no free connection within the pool's wait, a serialization
     /// failure or deadlock, a full disk): nothing was stored, and the same call may succeed
-    /// in a moment ([`transient`] says which failures these are).
+    /// in a moment ([`transient_sqlstate`] and [`transient_sqlite`] say which failures).
     #[error("database unavailable: {0}")]
     Unavailable(DbError),
     #[error("corrupt event in game {game_id}: {why}")]
@@ -126,50 +126,53 @@ impl std::fmt::Display for DbError {
     }
 }
 
-/// Whether a database failure is worth retrying as it is: the database was unreachable,
+/// Whether a PostgreSQL failure is worth retrying as it is: the database was unreachable,
 /// restarting, out of connections or disk, or chose this transaction as a serialization
-/// or deadlock victim. By PostgreSQL's SQLSTATE classes (08 connection exceptions, 53
-/// insufficient resources, 57P0x shutdowns and "cannot connect now", 40001 and 40P01,
-/// 55P03 lock not available, 58 system errors) and SQLite's primary result codes (5
-/// busy, 6 locked, 10 I/O error, 13 full, 14 cannot open). A constraint, a bad value or
-/// a syntax error is not: it would fail the same way again.
-pub fn transient(code: &str) -> bool {
-    match code.parse::<i64>() {
-        // SQLite's extended result codes keep the primary code in the low byte.
-        Ok(sqlite) => matches!(sqlite & 0xff, 5 | 6 | 10 | 13 | 14),
-        Err(_) => {
-            code.starts_with("08")
-                || code.starts_with("53")
-                || code.starts_with("57P0")
-                || code.starts_with("58")
-                || matches!(code, "40001" | "40P01" | "55P03")
-        }
-    }
+/// or deadlock victim. By SQLSTATE class: 08 connection exceptions, 53 insufficient
+/// resources, 57P0x shutdowns and "cannot connect now", 58 system errors, and 40001,
+/// 40P01, 55P03 (lock not available). A constraint, a bad value or a syntax error is not:
+/// it would fail the same way again.
+pub fn transient_sqlstate(code: &str) -> bool {
+    code.starts_with("08")
+        || code.starts_with("53")
+        || code.starts_with("57P0")
+        || code.starts_with("58")
+        || matches!(code, "40001" | "40P01" | "55P03")
+}
+
+/// [`transient_sqlstate`] for SQLite's result codes (extended codes keep the primary one
+/// in the low byte): 5 busy, 6 locked, 10 I/O error, 13 full, 14 cannot open.
+pub fn transient_sqlite(extended_code: i64) -> bool {
+    matches!(extended_code & 0xff, 5 | 6 | 10 | 13 | 14)
 }
 
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> StoreError {
-        let (code, detail) = match &e {
-            sqlx::Error::Database(d) => (
-                d.code().map(|c| c.into_owned()),
-                d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>()
-                    .and_then(|p| p.detail())
-                    .map(str::to_string),
-            ),
-            _ => (None, None),
+        let (code, detail, transient) = match &e {
+            sqlx::Error::Database(d) => {
+                let code = d.code().map(|c| c.into_owned());
+                let pg = d.try_downcast_ref::<sqlx::postgres::PgDatabaseError>();
+                // (The codes of the two databases look alike: "22021" is a SQLSTATE.)
+                let transient = match (&code, pg) {
+                    (Some(c), Some(_)) => transient_sqlstate(c),
+                    (Some(c), None) => c.parse().is_ok_and(transient_sqlite),
+                    (None, _) => false,
+                };
+                (code, pg.and_then(|p| p.detail()).map(str::to_string), transient)
+            }
+            // No answer from the database at all: the network, the pool's wait, a
+            // connection that broke mid-message.
+            sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut | sqlx::Error::Protocol(_) => {
+                (None, None, true)
+            }
+            _ => (None, None, false),
         };
-        // No answer from the database at all: the network, the pool's wait, a connection
-        // that broke mid-message.
-        let unreachable = matches!(
-            e,
-            sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolTimedOut | sqlx::Error::Protocol(_)
-        );
         let error = DbError {
             message: e.to_string(),
             code,
             detail,
         };
-        if unreachable || error.code.as_deref().is_some_and(transient) {
+        if transient {
             StoreError::Unavailable(error)
         } else {
             StoreError::Db(error)
@@ -192,16 +195,16 @@ fn schema(own: &[&str], serial: &str) -> Vec<String> {
 /// (SQLite's extended result code).
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
-        let code = match &e {
-            rusqlite::Error::SqliteFailure(f, _) => Some(f.extended_code.to_string()),
+        let extended = match &e {
+            rusqlite::Error::SqliteFailure(f, _) => Some(f.extended_code),
             _ => None,
         };
         let error = DbError {
             message: e.to_string(),
-            code,
+            code: extended.map(|c| c.to_string()),
             detail: None,
         };
-        if error.code.as_deref().is_some_and(transient) {
+        if extended.is_some_and(|c| transient_sqlite(c.into())) {
             StoreError::Unavailable(error)
         } else {
             StoreError::Db(error)
@@ -480,7 +483,7 @@ impl<T: PlayerStore + MatchStore + TournamentStore> Accounts for T {}
 
 #[cfg(test)]
 mod tests {
-    use super::transient;
+    use super::{transient_sqlite, transient_sqlstate};
 
     #[test]
     fn failures_worth_retrying_are_told_from_the_others() {
@@ -489,17 +492,18 @@ mod tests {
         for code in [
             "08006", "08001", "57P01", "57P02", "57P03", "53300", "53100", "40001", "40P01", "55P03", "58030",
         ] {
-            assert!(transient(code), "{code}");
+            assert!(transient_sqlstate(code), "{code}");
         }
-        // A unique violation, a bad value, a syntax error, a missing table: not.
+        // A unique violation, a bad value (a NUL byte), a syntax error, a missing table:
+        // not, though some look like SQLite's numbers.
         for code in ["23505", "22P02", "42601", "42P01", "22021"] {
-            assert!(!transient(code), "{code}");
+            assert!(!transient_sqlstate(code), "{code}");
         }
         // SQLite's extended codes: SQLITE_BUSY_SNAPSHOT (517), SQLITE_IOERR_WRITE (778),
         // SQLITE_FULL (13) are; SQLITE_CONSTRAINT_UNIQUE (2067) is not.
-        for code in ["5", "517", "6", "778", "13", "14"] {
-            assert!(transient(code), "{code}");
+        for code in [5, 517, 6, 778, 13, 14] {
+            assert!(transient_sqlite(code), "{code}");
         }
-        assert!(!transient("2067"));
+        assert!(!transient_sqlite(2067));
     }
 }

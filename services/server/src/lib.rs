@@ -301,6 +301,7 @@ async fn serve<S: EventStore>(
     let ms = std::time::Duration::from_millis;
     let server = tonic::transport::Server::builder()
         .max_concurrent_streams(Some(limits.max_streams_per_connection))
+        .http2_max_pending_accept_reset_streams(Some(limits.max_pending_reset_streams))
         .http2_keepalive_interval(Some(ms(limits.keepalive_interval_ms)))
         .http2_keepalive_timeout(Some(ms(limits.keepalive_timeout_ms)))
         .http2_max_header_list_size(Some(limits.max_header_bytes))

@@ -30,6 +30,12 @@ pub struct Limits {
     pub max_connections: usize,
     /// Concurrent calls (HTTP/2 streams) on one connection; more are refused by HTTP/2.
     pub max_streams_per_connection: u32,
+    /// Calls a client gave up on (reset) before the server took them up, on one
+    /// connection, before HTTP/2 closes it (`GOAWAY too_many_resets`): h2's guard against
+    /// rapid-reset floods. h2's default, 20, closed every client's connection to a replica
+    /// woken from a pause of a few seconds, watch streams and all, since calls that timed
+    /// out meanwhile are all such resets.
+    pub max_pending_reset_streams: usize,
     /// An idle connection is pinged this often; one that does not answer within
     /// `keepalive_timeout_ms` is closed (a phone that lost its network), with its streams.
     pub keepalive_interval_ms: u64,
@@ -55,6 +61,7 @@ impl Default for Limits {
         Limits {
             max_connections: 10_000,
             max_streams_per_connection: 256,
+            max_pending_reset_streams: 4096,
             keepalive_interval_ms: 20_000,
             keepalive_timeout_ms: 10_000,
             max_header_bytes: 16 * 1024,
