@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tonic::Code;
+use tonic_types::StatusExt;
 use weiqi_proto::v1 as pb;
 use weiqi_rules::{Color, DeadEstimate, Point};
 
@@ -370,8 +371,10 @@ async fn dead_list(pos: &Position, engines: &mut Engines) -> Vec<Point> {
     DeadEstimate::default().estimate(&state)
 }
 
-/// A mutation on the bot's seat, retried while the server is unreachable (the request id
-/// makes a retry of a call that did arrive answer as the first).
+/// A mutation on the bot's seat, retried as the published policy says
+/// (`deploy/grpc/service-config.json`: UNAVAILABLE, the server or its database away) and
+/// on transport failures, waiting at least what a RetryInfo asks (the request id makes a
+/// retry of a call that did arrive answer as the first).
 async fn call(ctx: &Ctx, seat: &Seat, what: &str, mv: Option<(u32, Option<Point>)>) -> Result<(), tonic::Status> {
     let expected = mv.map(|(n, _)| n);
     let rid = format!(
@@ -388,8 +391,8 @@ async fn call(ctx: &Ctx, seat: &Seat, what: &str, mv: Option<(u32, Option<Point>
             view: pb::StateView::Basic as i32,
         })
     };
-    let mut backoff = Duration::from_millis(100);
-    for _ in 0..8 {
+    let policy = weiqi_proto::retry::RetryPolicy::published();
+    for attempt in 1..=policy.max_attempts {
         let mut c = ctx.client.clone();
         let token = &seat.token;
         let r = match what {
@@ -470,9 +473,12 @@ async fn call(ctx: &Ctx, seat: &Seat, what: &str, mv: Option<(u32, Option<Point>
             _ => unreachable!("unknown call {what}"),
         };
         match r {
-            Err(s) if matches!(s.code(), Code::Unavailable | Code::Unknown | Code::Cancelled) => {
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(Duration::from_secs(5));
+            Err(s)
+                if attempt < policy.max_attempts
+                    && (policy.retryable(s.code()) || matches!(s.code(), Code::Unknown | Code::Cancelled)) =>
+            {
+                let asked = s.get_details_retry_info().and_then(|r| r.retry_delay);
+                tokio::time::sleep(policy.backoff(attempt).max(asked.unwrap_or_default())).await;
             }
             other => {
                 if let Err(s) = &other {
