@@ -12,7 +12,6 @@
 mod support;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use support::*;
@@ -23,54 +22,98 @@ use tonic_health::pb::health_client::HealthClient;
 use tonic_types::StatusExt;
 use weiqi_proto::v1 as pb;
 
-/// A TCP link to `upstream` that can be cut and mended.
+/// What a [`Link`] does with the bytes and connections through it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    Open,
+    /// Bytes are held, not forwarded, on every connection old and new: a database paused
+    /// (SIGSTOP), or a network that stopped delivering.
+    Stalled,
+    /// Every connection through it is reset, new ones are accepted and never answered: a
+    /// partition.
+    Cut,
+    /// Every connection through it is reset, new ones closed at once: a database
+    /// restarting.
+    Down,
+}
+
+/// A TCP link to `upstream` that the test can stall, cut, take down and mend.
 struct Link {
     addr: String,
-    cut: Arc<AtomicBool>,
+    mode: tokio::sync::watch::Sender<Mode>,
     /// The forwarding tasks of the connections through it (aborted by a cut).
     conns: Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>,
+}
+
+/// Forwards `from` to `to`, holding the bytes while the link is stalled.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mut mode: tokio::sync::watch::Receiver<Mode>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0; 16 * 1024];
+    loop {
+        let n = match from.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        if mode.wait_for(|m| *m != Mode::Stalled).await.is_err() || to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
 }
 
 impl Link {
     async fn new(upstream: String) -> Link {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap().to_string();
-        let cut = Arc::new(AtomicBool::new(false));
+        let (mode, _) = tokio::sync::watch::channel(Mode::Open);
         let conns = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (c, k) = (cut.clone(), conns.clone());
+        let (m, k) = (mode.clone(), conns.clone());
         tokio::spawn(async move {
             let mut held = Vec::new();
             loop {
-                let Ok((mut down, _)) = listener.accept().await else {
+                let Ok((down, _)) = listener.accept().await else {
                     return;
                 };
-                if c.load(Ordering::SeqCst) {
-                    // Cut: the connection is accepted and never answered.
-                    held.push(down);
-                    continue;
-                }
-                held.clear();
-                let upstream = upstream.clone();
-                let task = tokio::spawn(async move {
-                    if let Ok(mut up) = TcpStream::connect(&upstream).await {
-                        let _ = tokio::io::copy_bidirectional(&mut down, &mut up).await;
+                match *m.borrow() {
+                    Mode::Cut => {
+                        held.push(down);
+                        continue;
                     }
+                    Mode::Down => continue,
+                    Mode::Open | Mode::Stalled => held.clear(),
+                }
+                let (upstream, rx) = (upstream.clone(), m.subscribe());
+                let task = tokio::spawn(async move {
+                    let Ok(up) = TcpStream::connect(&upstream).await else {
+                        return;
+                    };
+                    let ((dr, dw), (ur, uw)) = (down.into_split(), up.into_split());
+                    tokio::join!(pump(dr, uw, rx.clone()), pump(ur, dw, rx));
                 });
                 k.lock().unwrap().push(task.abort_handle());
             }
         });
-        Link { addr, cut, conns }
+        Link { addr, mode, conns }
     }
 
-    fn cut(&self) {
-        self.cut.store(true, Ordering::SeqCst);
-        for t in self.conns.lock().unwrap().drain(..) {
-            t.abort();
+    fn set(&self, mode: Mode) {
+        self.mode.send_replace(mode);
+        if matches!(mode, Mode::Cut | Mode::Down) {
+            for t in self.conns.lock().unwrap().drain(..) {
+                t.abort();
+            }
         }
     }
 
+    fn cut(&self) {
+        self.set(Mode::Cut);
+    }
+
     fn mend(&self) {
-        self.cut.store(false, Ordering::SeqCst);
+        self.set(Mode::Open);
     }
 }
 
@@ -238,4 +281,170 @@ async fn a_paused_server_keeps_its_clients_connections() {
             }
         }
     }
+}
+
+/// What a game's player had acknowledged: each move's point, in order.
+type Acked = Vec<(u32, u32)>;
+
+/// Plays `moves` moves in each of `games` games on `server` at once, as a careful client
+/// does: every move with a request id and the move number it expects, tried again on a
+/// retryable failure (the published policy's codes, and DEADLINE_EXCEEDED: the answer may
+/// have been lost) until acknowledged, `think` between moves. Returns each game with its
+/// acknowledged moves, the longest a move waited for its acknowledgement (the outage as
+/// players saw it) and how many tries failed.
+async fn play_under_load(
+    server: &Server,
+    games: usize,
+    moves: u32,
+    think: Duration,
+) -> (Vec<(Game, Acked)>, Duration, u32) {
+    let mut c = server.client().await;
+    let mut tasks = Vec::new();
+    for gi in 0..games {
+        let g = new_game(&mut c, 9, None).await;
+        let mut c = c.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut acked = Vec::new();
+            let (mut longest, mut failed) = (Duration::ZERO, 0);
+            for n in 0..moves {
+                // Distinct points, row by row: no captures, every move legal.
+                let p = (n % 9, n / 9);
+                let token = if n % 2 == 0 { &g.black } else { &g.white };
+                let rid = format!("load-{gi}-{n}");
+                let asked = Instant::now();
+                loop {
+                    let mut req = tonic::Request::new(pb::PlayRequest {
+                        mutation: Some(pb::Mutation {
+                            game_id: g.id.clone(),
+                            request_id: rid.clone(),
+                            expected_move_number: Some(n),
+                            ..Default::default()
+                        }),
+                        point: pt(p.0, p.1),
+                        lag_ms: 0,
+                    });
+                    req.set_timeout(Duration::from_secs(5));
+                    let req = {
+                        let mut r = req;
+                        r.metadata_mut()
+                            .insert("authorization", format!("Bearer {token}").parse().unwrap());
+                        r
+                    };
+                    match c.play(req).await {
+                        Ok(_) => break,
+                        Err(s) if matches!(s.code(), Code::Unavailable | Code::DeadlineExceeded | Code::Cancelled) => {
+                            failed += 1;
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                        }
+                        Err(s) => panic!("game {gi} move {n}: {s:?}"),
+                    }
+                }
+                acked.push(p);
+                longest = longest.max(asked.elapsed());
+                tokio::time::sleep(think).await;
+            }
+            (g, acked, longest, failed)
+        }));
+    }
+    let mut out = Vec::new();
+    let (mut longest, mut failed) = (Duration::ZERO, 0);
+    for t in tasks {
+        let (g, acked, l, f) = t.await.unwrap();
+        longest = longest.max(l);
+        failed += f;
+        out.push((g, acked));
+    }
+    (out, longest, failed)
+}
+
+/// Every acknowledged move is in the game's log once, at its number, and nothing else is.
+async fn every_acked_move_stored_once(server: &Server, games: &[(Game, Acked)]) {
+    let mut c = server.client().await;
+    for (g, acked) in games {
+        let st = state(&mut c, &g.id).await;
+        assert_eq!(st.move_number as usize, acked.len(), "game {}", g.id);
+        let logged = log(&mut c, &g.id, st.seq).await;
+        let seqs: Vec<u64> = logged.iter().map(|(seq, _, _)| *seq).collect();
+        assert_eq!(seqs, (1..=st.seq).collect::<Vec<_>>(), "one event at each number");
+        let moves: Vec<(u32, u32)> = logged
+            .iter()
+            .filter(|(_, kind, _)| kind == "move_played")
+            .map(|(_, _, p)| p.unwrap())
+            .collect();
+        assert_eq!(&moves, acked, "game {}", g.id);
+    }
+}
+
+/// PostgreSQL's backends killed three times under load (every connection of the server's
+/// database terminated, as by an operator or a failover): the server answers UNAVAILABLE
+/// meanwhile, clients retry with their request ids, and every acknowledged move is stored
+/// once at its number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_backends_killed_under_load_lose_nothing() {
+    use sqlx::{Connection, Executor};
+    let Some(url) = pg("faults_kill").await else { return };
+    let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-faults-kill", std::process::id()));
+    let server = Server::start_with(dir, &[("WEIQI__DATABASE_URL", url.as_str())]);
+    let load = play_under_load(&server, 8, 80, Duration::from_millis(25));
+    let kills = async {
+        let mut admin = sqlx::PgConnection::connect(&url).await.unwrap();
+        let mut killed = Vec::new();
+        for _ in 0..3 {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            let rows = admin
+                .fetch_all(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+                     WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                )
+                .await
+                .unwrap();
+            killed.push(rows.len());
+        }
+        killed
+    };
+    let ((games, longest, failed), killed) = tokio::join!(load, kills);
+    eprintln!("backends killed {killed:?} at a time: {failed} tries failed, the longest a move waited was {longest:?}");
+    assert!(
+        killed.iter().all(|&k| k > 0),
+        "every kill found the server's connections: {killed:?}"
+    );
+    assert!(longest < Duration::from_secs(10), "recovered after {longest:?}");
+    every_acked_move_stored_once(&server, &games).await;
+}
+
+/// PostgreSQL paused for 3 s under load (nothing it was sent is answered, new connections
+/// hang), then restarted (every connection reset, new ones refused for a second), seen from
+/// the server through a link: calls fail as retryable or wait, clients retry with their
+/// request ids, the server is unready meanwhile, and every acknowledged move is stored once
+/// at its number.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_paused_then_restarted_under_load_loses_nothing() {
+    let Some(url) = pg("faults_pause").await else { return };
+    let (scheme_user, rest) = url.split_once('@').unwrap();
+    let (host_port, db) = rest.split_once('/').unwrap();
+    let link = Link::new(host_port.to_string()).await;
+    let via_link = format!("{scheme_user}@{}/{db}", link.addr);
+    let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-faults-pgpause", std::process::id()));
+    let server = Server::start_with(dir, &[("WEIQI__DATABASE_URL", via_link.as_str())]);
+    let load = play_under_load(&server, 8, 80, Duration::from_millis(25));
+    let faults = async {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        link.set(Mode::Stalled);
+        let unready = until_readiness(&server, ServingStatus::NotServing, Duration::from_secs(10)).await;
+        tokio::time::sleep(Duration::from_secs(3).saturating_sub(unready)).await;
+        link.set(Mode::Open);
+        let ready = until_readiness(&server, ServingStatus::Serving, Duration::from_secs(10)).await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        link.set(Mode::Down);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        link.set(Mode::Open);
+        (unready, ready)
+    };
+    let ((games, longest, failed), (unready, ready)) = tokio::join!(load, faults);
+    eprintln!(
+        "paused 3 s then down 1 s: unready {unready:?} into the pause, ready {ready:?} after it; \
+         {failed} tries failed, the longest a move waited was {longest:?}"
+    );
+    assert!(longest < Duration::from_secs(12), "recovered after {longest:?}");
+    every_acked_move_stored_once(&server, &games).await;
 }
