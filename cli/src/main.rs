@@ -659,7 +659,7 @@ fn serve(
     if let Some(m) = metrics_listen {
         cfg.metrics_listen = m;
     }
-    weiqi_server::init_tracing(&cfg);
+    let _traces = weiqi_server::init_tracing(&cfg)?;
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     rt.block_on(weiqi_server::run(cfg))?;
     Ok(ExitCode::SUCCESS)

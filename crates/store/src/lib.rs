@@ -80,6 +80,11 @@ use weiqi_game::{Event, Phase};
 
 pub use phase::{phase_from_name, phase_name};
 
+/// The `tracing` target of the spans a call's trace is made of (the server's logs leave
+/// it out; its OpenTelemetry layer takes only it). The store's: `db.commit` (SQLite) and
+/// `db.append_group` (PostgreSQL), each a child of the waiting call's span.
+pub const TRACE: &str = "weiqi::trace";
+
 /// Store failures.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

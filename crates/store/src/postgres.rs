@@ -101,6 +101,8 @@ struct Job {
     append: Append,
     bodies: Vec<String>,
     reply: oneshot::Sender<Result<(), StoreError>>,
+    /// The waiting call's span: its trace gets the statement.
+    span: tracing::Span,
     /// Held until the job is answered (or dropped unsent): what [`EventStore::barrier`]
     /// waits for.
     _ticket: Ticket,
@@ -232,6 +234,7 @@ impl EventLog for PgStore {
                 append: a,
                 bodies,
                 reply,
+                span: tracing::Span::current(),
                 _ticket: ticket,
             })
             .await
@@ -361,6 +364,14 @@ async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
                 group.into_iter().partition(|j| seen.insert(j.append.game_id.clone()));
             group = later;
             let appends: Vec<(&Append, &[String])> = now.iter().map(|j| (&j.append, &j.bodies[..])).collect();
+            // In each waiting call's trace, the statement its append went into.
+            let spans: Vec<tracing::Span> = now
+                .iter()
+                .filter(|j| !j.span.is_none())
+                .map(|j| {
+                    tracing::info_span!(target: crate::TRACE, parent: &j.span, "db.append_group", db.system = "postgresql", appends = appends.len())
+                })
+                .collect();
             let outcomes = match append_group(&pool, &appends).await {
                 Ok(written) => appends
                     .iter()
@@ -393,6 +404,7 @@ async fn writer(pool: PgPool, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
                 }
                 Err(e) => vec![Err(e)],
             };
+            drop(spans);
             for (job, outcome) in now.into_iter().zip(outcomes) {
                 let _ = job.reply.send(outcome);
             }

@@ -28,6 +28,9 @@ pub struct ServerConfig {
     pub log_level: String,
     /// How long shutdown waits for in-flight calls after streams are closed.
     pub shutdown_grace_ms: u64,
+    /// An OpenTelemetry collector's OTLP/HTTP base URL (`http://collector:4318`): each
+    /// call's spans are exported there (`/v1/traces`). Empty (the default): no traces.
+    pub otlp_endpoint: String,
     /// How often the server records that it is alive (to credit downtime on restart).
     pub heartbeat_ms: u64,
     /// Games in progress without a running clock, untouched this long, leave memory (they
@@ -85,7 +88,8 @@ impl ServerConfig {
             )?
             .set_default("open_game_ttl_ms", 86_400_000)?
             .set_default("cors_allowed_origins", "*")?
-            .set_default("lag_allowance_ms", 1000)?;
+            .set_default("lag_allowance_ms", 1000)?
+            .set_default("otlp_endpoint", "")?;
         if let Some(f) = file {
             b = b.add_source(config::File::from(f).required(true));
         }

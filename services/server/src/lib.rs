@@ -30,6 +30,7 @@ pub mod service;
 pub mod shared_watch;
 pub mod status;
 pub mod tournaments;
+pub mod traces;
 pub mod transport;
 pub mod web;
 
@@ -49,18 +50,25 @@ use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::service::GameSvc;
 
-/// Sets up tracing from the config (JSON by default).
-pub fn init_tracing(cfg: &ServerConfig) {
+/// Sets up logs from the config (JSON by default) and, with `otlp_endpoint`, traces
+/// (kept, and flushed when the returned value is dropped).
+pub fn init_tracing(cfg: &ServerConfig) -> anyhow::Result<traces::Traces> {
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(cfg.log_level.clone()));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(cfg.log_level.clone()))
+        // The trace's spans are for the trace only (and not made at all without one).
+        .add_directive(format!("{}=off", traces::TARGET).parse()?);
+    let (otel, kept) = traces::layer(&cfg.otlp_endpoint)?;
+    let fmt = tracing_subscriber::fmt::layer().with_writer(std::io::stderr);
+    let registry = tracing_subscriber::registry().with(otel);
     let _ = if cfg.log_format == "text" {
-        builder.try_init()
+        registry.with(fmt.with_filter(filter)).try_init()
     } else {
-        builder.json().try_init()
+        registry.with(fmt.json().with_filter(filter)).try_init()
     };
+    Ok(kept)
 }
 
 /// A running server: its address, and a handle to stop it gracefully.

@@ -13,6 +13,7 @@ use std::task::{Context, Poll};
 use prometheus::HistogramVec;
 use prost::Message;
 use tonic::codegen::http;
+use tracing::Instrument;
 
 /// The layer: one per server.
 #[derive(Clone)]
@@ -89,12 +90,23 @@ where
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
         let method = self.layer.method(request.uri().path());
         let timer = self.layer.histogram.with_label_values(&[method]).start_timer();
-        let answer = self.inner.call(request);
-        Box::pin(async move {
-            let r = answer.await;
-            drop(timer);
-            r
-        })
+        // The call's span (a path the server does not serve is named `other`, as its
+        // label is: a client cannot make up span names either).
+        let path = if method == "other" {
+            "other"
+        } else {
+            request.uri().path()
+        };
+        let span = crate::traces::call_span(method, path, request.headers());
+        let answer = span.in_scope(|| self.inner.call(request));
+        Box::pin(
+            async move {
+                let r = answer.await;
+                drop(timer);
+                r
+            }
+            .instrument(span),
+        )
     }
 }
 

@@ -232,7 +232,10 @@ impl SqliteStore {
 
     async fn write(&self, w: Write) -> Result<(), StoreError> {
         let (tx, rx) = oneshot::channel();
-        self.writer.send((w, tx)).await.map_err(|_| StoreError::Closed)?;
+        self.writer
+            .send((w, tx, tracing::Span::current()))
+            .await
+            .map_err(|_| StoreError::Closed)?;
         rx.await.map_err(|_| StoreError::Closed)?
     }
 

@@ -42,7 +42,9 @@ pub(super) enum Write {
     Barrier,
 }
 
-pub(super) type Job = (Write, oneshot::Sender<Result<(), StoreError>>);
+/// A write, where its outcome goes, and the span of the call that waits for it (its
+/// trace gets the commit).
+pub(super) type Job = (Write, oneshot::Sender<Result<(), StoreError>>, tracing::Span);
 
 /// What the writer knows of a game: its internal key, last sequence number, the time of
 /// its last append (ms, the caller's clock) and whether that came quickly after the one
@@ -139,13 +141,22 @@ pub(super) async fn writer(
             }
         }
         let started = std::time::Instant::now();
+        // In each waiting call's trace, the commit its write went into.
+        let spans: Vec<tracing::Span> = batch
+            .iter()
+            .filter(|(_, _, parent)| !parent.is_none())
+            .map(|(_, _, parent)| {
+                tracing::info_span!(target: crate::TRACE, parent: parent, "db.commit", db.system = "sqlite", writes = batch.len())
+            })
+            .collect();
         let results = commit_batch(&mut conn, &batch, &mut games);
+        drop(spans);
         tracing::debug!(
             writes = batch.len(),
             micros = started.elapsed().as_micros() as u64,
             "batch committed"
         );
-        for ((_, reply), r) in batch.drain(..).zip(results) {
+        for ((_, reply, _), r) in batch.drain(..).zip(results) {
             let _ = reply.send(r);
         }
         if games.recent_rows > 0
@@ -266,7 +277,7 @@ fn commit_batch(conn: &mut rusqlite::Connection, batch: &[Job], games: &mut Game
     let mut heartbeat: Option<u64> = None;
     let mut probes: Vec<(i64, u64, &[u8])> = Vec::new();
     let mut touched: Vec<&str> = Vec::new();
-    for (write, _) in batch {
+    for (write, _, _) in batch {
         match write {
             Write::Probe(ms, payload) => {
                 probes.push(((games.probes % crate::PROBE_SLOTS) as i64, *ms, payload));

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tracing::info;
+use tracing::{Instrument, info};
 use weiqi_game::{Actor, Command, Event, EventKind, Game, Parity, Phase, PlayerRef, Settings};
 use weiqi_store::{Append, EventStore};
 
@@ -174,7 +174,9 @@ impl<S: EventStore> Hub<S> {
     }
 
     /// Runs a command on a game: lock, run, and if that failed on a copy that was behind a
-    /// shared store, catch up and run once more.
+    /// shared store, catch up and run once more. (Its span, with the game id, is the hub's
+    /// part of the call's trace.)
+    #[tracing::instrument(target = "weiqi::trace", name = "hub.command", skip_all, fields(game_id = %game_id))]
     pub async fn run<'a>(
         self: &Arc<Self>,
         game_id: &str,
@@ -287,7 +289,8 @@ impl<S: EventStore> Hub<S> {
         // cancelled while they are on their way or the store fails, and the next use of the
         // game reloads it from the store.
         entry.stale = true;
-        let events = match entry.game.get().decide_in_place(actor, cmd, now) {
+        let decide = tracing::info_span!(target: weiqi_store::TRACE, "hub.decide");
+        let events = match decide.in_scope(|| entry.game.get().decide_in_place(actor, cmd, now)) {
             Ok(events) => events,
             Err(rejection) => {
                 // A refusal changes nothing (`decide_in_place` promises it); were that ever
@@ -320,6 +323,7 @@ impl<S: EventStore> Hub<S> {
                 summary: (game.phase() != phase || guest_hash.is_some()).then(|| summary(game)),
                 ..append_of(game_id, seq, &events, game, now)
             })
+            .instrument(tracing::info_span!(target: weiqi_store::TRACE, "store.append", events = events.len()))
             .await?;
         // (A refused append, as when another server moved the game on, leaves the game
         // stale: the caller catches up, reloading it from the store.)
