@@ -286,24 +286,68 @@ async fn a_paused_server_keeps_its_clients_connections() {
 /// What a game's player had acknowledged: each move's point, in order.
 type Acked = Vec<(u32, u32)>;
 
+/// An event as a reader saw it: (seq, kind, point).
+type Seen = (u64, String, Option<(u32, u32)>);
+
+/// A spectator of game `id` through whatever happens: reads its events, and when the
+/// stream fails or ends, reads again from the last one it saw, until `stop`. Everything it
+/// was sent, in order.
+async fn watch_through_faults(
+    mut c: weiqi_proto::v1::game_service_client::GameServiceClient<tonic::transport::Channel>,
+    id: String,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> Vec<Seen> {
+    let mut seen = Vec::new();
+    let mut last = 0;
+    while !*stop.borrow() {
+        if let Ok(stream) = c
+            .watch_game(pb::WatchGameRequest {
+                game_id: id.clone(),
+                since_seq: last,
+            })
+            .await
+        {
+            let mut stream = stream.into_inner();
+            loop {
+                tokio::select! {
+                    msg = stream.message() => match msg {
+                        Ok(Some(m)) => if let Some(e) = m.event {
+                            last = last.max(e.seq);
+                            seen.push((e.seq, e.kind, e.point.map(|p| (p.x, p.y))));
+                        },
+                        // Ended or failed: read again from the last event seen.
+                        _ => break,
+                    },
+                    _ = stop.changed() => return seen,
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    seen
+}
+
 /// Plays `moves` moves in each of `games` games on `server` at once, as a careful client
 /// does: every move with a request id and the move number it expects, tried again on a
 /// retryable failure (the published policy's codes, and DEADLINE_EXCEEDED: the answer may
 /// have been lost) until acknowledged, `think` between moves. Returns each game with its
-/// acknowledged moves, the longest a move waited for its acknowledgement (the outage as
-/// players saw it) and how many tries failed.
+/// acknowledged moves, what a spectator of it saw meanwhile ([`watch_through_faults`]),
+/// the longest a move waited for its acknowledgement (the outage as players saw it) and
+/// how many tries failed.
 async fn play_under_load(
     server: &Server,
     games: usize,
     moves: u32,
     think: Duration,
-) -> (Vec<(Game, Acked)>, Duration, u32) {
+) -> (Vec<(Game, Acked)>, Vec<Vec<Seen>>, Duration, u32) {
     let mut c = server.client().await;
     let mut tasks = Vec::new();
     for gi in 0..games {
         let g = new_game(&mut c, 9, None).await;
         let mut c = c.clone();
         tasks.push(tokio::spawn(async move {
+            let (stop, stopped) = tokio::sync::watch::channel(false);
+            let spectator = tokio::spawn(watch_through_faults(c.clone(), g.id.clone(), stopped));
             let mut acked = Vec::new();
             let (mut longest, mut failed) = (Duration::ZERO, 0);
             for n in 0..moves {
@@ -343,24 +387,30 @@ async fn play_under_load(
                 longest = longest.max(asked.elapsed());
                 tokio::time::sleep(think).await;
             }
-            (g, acked, longest, failed)
+            // (The spectator catches up with the last move before it stops.)
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let _ = stop.send(true);
+            (g, acked, spectator.await.unwrap(), longest, failed)
         }));
     }
-    let mut out = Vec::new();
+    let (mut out, mut watched) = (Vec::new(), Vec::new());
     let (mut longest, mut failed) = (Duration::ZERO, 0);
     for t in tasks {
-        let (g, acked, l, f) = t.await.unwrap();
+        let (g, acked, seen, l, f) = t.await.unwrap();
         longest = longest.max(l);
         failed += f;
         out.push((g, acked));
+        watched.push(seen);
     }
-    (out, longest, failed)
+    (out, watched, longest, failed)
 }
 
-/// Every acknowledged move is in the game's log once, at its number, and nothing else is.
-async fn every_acked_move_stored_once(server: &Server, games: &[(Game, Acked)]) {
+/// Every acknowledged move is in the game's log once, at its number, and nothing else is;
+/// and every event a spectator was sent is the stored one at its number (no reader saw
+/// two different events at one sequence number).
+async fn every_acked_move_stored_once(server: &Server, games: &[(Game, Acked)], watched: &[Vec<Seen>]) {
     let mut c = server.client().await;
-    for (g, acked) in games {
+    for (i, (g, acked)) in games.iter().enumerate() {
         let st = state(&mut c, &g.id).await;
         assert_eq!(st.move_number as usize, acked.len(), "game {}", g.id);
         let logged = log(&mut c, &g.id, st.seq).await;
@@ -372,6 +422,17 @@ async fn every_acked_move_stored_once(server: &Server, games: &[(Game, Acked)]) 
             .map(|(_, _, p)| p.unwrap())
             .collect();
         assert_eq!(&moves, acked, "game {}", g.id);
+        if let Some(seen) = watched.get(i) {
+            assert!(!seen.is_empty(), "the spectator of {} saw nothing", g.id);
+            for e in seen {
+                assert_eq!(
+                    e,
+                    &logged[e.0 as usize - 1],
+                    "game {}: a reader saw another event",
+                    g.id
+                );
+            }
+        }
     }
 }
 
@@ -402,14 +463,14 @@ async fn postgres_backends_killed_under_load_lose_nothing() {
         }
         killed
     };
-    let ((games, longest, failed), killed) = tokio::join!(load, kills);
+    let ((games, watched, longest, failed), killed) = tokio::join!(load, kills);
     eprintln!("backends killed {killed:?} at a time: {failed} tries failed, the longest a move waited was {longest:?}");
     assert!(
         killed.iter().all(|&k| k > 0),
         "every kill found the server's connections: {killed:?}"
     );
     assert!(longest < Duration::from_secs(10), "recovered after {longest:?}");
-    every_acked_move_stored_once(&server, &games).await;
+    every_acked_move_stored_once(&server, &games, &watched).await;
 }
 
 /// PostgreSQL paused for 3 s under load (nothing it was sent is answered, new connections
@@ -440,11 +501,89 @@ async fn postgres_paused_then_restarted_under_load_loses_nothing() {
         link.set(Mode::Open);
         (unready, ready)
     };
-    let ((games, longest, failed), (unready, ready)) = tokio::join!(load, faults);
+    let ((games, watched, longest, failed), (unready, ready)) = tokio::join!(load, faults);
     eprintln!(
         "paused 3 s then down 1 s: unready {unready:?} into the pause, ready {ready:?} after it; \
          {failed} tries failed, the longest a move waited was {longest:?}"
     );
     assert!(longest < Duration::from_secs(12), "recovered after {longest:?}");
-    every_acked_move_stored_once(&server, &games).await;
+    every_acked_move_stored_once(&server, &games, &watched).await;
+}
+
+/// The embedded SQLite store on a disk that takes no more writes (the server's file-size
+/// limit lowered to 1 byte with prlimit, as a full disk or a quota would): calls that
+/// write fail at once as UNAVAILABLE, the server turns unready and lives on; when the
+/// space returns it is ready again, the same calls go through with their request ids, and
+/// every acknowledged move is stored once at its number, also after a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_on_a_full_disk_fails_cleanly_and_comes_back() {
+    let server = Server::fresh("faults-full");
+    let pid = server.child.id().to_string();
+    let prlimit = |fsize: &str| {
+        let ok = std::process::Command::new("prlimit")
+            .args(["--pid", &pid, &format!("--fsize={fsize}")])
+            .status()
+            .expect("prlimit (util-linux)")
+            .success();
+        assert!(ok, "prlimit --fsize={fsize}");
+    };
+    let (mut games, watched, _, _) = play_under_load(&server, 4, 10, Duration::ZERO).await;
+    let mut c = server.client().await;
+
+    // (The soft limit only: raising a hard one back needs CAP_SYS_RESOURCE.)
+    prlimit("1:unlimited");
+    let unready = until_readiness(&server, ServingStatus::NotServing, Duration::from_secs(10)).await;
+    let (g, acked) = &mut games[0];
+    let move_at = |n: u32| (n % 9, n / 9);
+    let n = acked.len() as u32;
+    let play = |c: &mut weiqi_proto::v1::game_service_client::GameServiceClient<tonic::transport::Channel>| {
+        let mut c = c.clone();
+        let (id, token) = (
+            g.id.clone(),
+            if n.is_multiple_of(2) {
+                g.black.clone()
+            } else {
+                g.white.clone()
+            },
+        );
+        async move {
+            let mut req = authed(
+                pb::PlayRequest {
+                    mutation: Some(pb::Mutation {
+                        game_id: id,
+                        request_id: format!("full-{n}"),
+                        expected_move_number: Some(n),
+                        ..Default::default()
+                    }),
+                    point: pt(move_at(n).0, move_at(n).1),
+                    lag_ms: 0,
+                },
+                &token,
+            );
+            req.set_timeout(Duration::from_secs(20));
+            let started = Instant::now();
+            (c.play(req).await, started.elapsed())
+        }
+    };
+    let (refused, took) = play(&mut c).await;
+    let err = refused.expect_err("a write on a full disk");
+    assert_eq!(
+        (err.code(), reason(&err).as_str()),
+        (Code::Unavailable, "storage_unavailable"),
+        "{err:?}"
+    );
+    assert!(took < Duration::from_secs(5), "answered after {took:?}");
+
+    prlimit("unlimited:unlimited");
+    let ready = until_readiness(&server, ServingStatus::Serving, Duration::from_secs(10)).await;
+    let (done, _) = play(&mut c).await;
+    done.expect("the same call once the space is back");
+    acked.push(move_at(n));
+    eprintln!(
+        "full disk: unready {unready:?} after it filled, the refused write answered in {took:?}, ready {ready:?} after space returned"
+    );
+    every_acked_move_stored_once(&server, &games, &watched).await;
+    let dir = server.crash();
+    let server = Server::start(dir);
+    every_acked_move_stored_once(&server, &games, &watched).await;
 }

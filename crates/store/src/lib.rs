@@ -200,12 +200,24 @@ fn schema(own: &[&str], serial: &str) -> Vec<String> {
 /// (SQLite's extended result code).
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
-        let extended = match &e {
-            rusqlite::Error::SqliteFailure(f, _) => Some(f.extended_code),
-            _ => None,
-        };
+        StoreError::sqlite(&e.to_string(), sqlite_code(&e))
+    }
+}
+
+/// SQLite's extended result code of a failure, when SQLite gave one.
+pub(crate) fn sqlite_code(e: &rusqlite::Error) -> Option<i32> {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _) => Some(f.extended_code),
+        _ => None,
+    }
+}
+
+impl StoreError {
+    /// A SQLite failure from its message and code: one per write of a batch that failed
+    /// as a whole (rusqlite's error is not `Clone`), classified as the first was.
+    pub(crate) fn sqlite(message: &str, extended: Option<i32>) -> StoreError {
         let error = DbError {
-            message: e.to_string(),
+            message: message.to_string(),
             code: extended.map(|c| c.to_string()),
             detail: None,
         };

@@ -121,6 +121,10 @@ const WATCH_POLL_MS: u64 = 200;
 const CLAIM_EVERY_MS: u64 = 250;
 const CLAIM_GRACE_MS: u64 = 500;
 
+/// SIGXFSZ on Linux (every architecture Rust supports there but MIPS and SPARC).
+#[cfg(target_os = "linux")]
+const XFSZ: i32 = 25;
+
 /// The services whose health is readiness (the empty name, the server as a whole, is
 /// liveness: SERVING while the process serves).
 const SERVICES: [&str; 3] = [
@@ -161,6 +165,12 @@ async fn follow_readiness(
 /// Opens the store (SQLite in the data folder, or PostgreSQL when `database_url` is
 /// set), recovers unfinished games, binds, and serves until stopped.
 pub async fn start(cfg: ServerConfig) -> anyhow::Result<Running> {
+    // A file-size limit reached (RLIMIT_FSIZE, as a quota or a container sets) is a full
+    // disk to this server: the write fails and is answered as unavailable, and the process
+    // lives on. By default SIGXFSZ would end it mid-commit. (A handler, once registered by
+    // tokio, stays for the process.)
+    #[cfg(target_os = "linux")]
+    let _ = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::from_raw(XFSZ))?;
     if cfg.database_url.is_empty() {
         std::fs::create_dir_all(&cfg.data_dir).with_context(|| format!("creating {}", cfg.data_dir.display()))?;
         let spacing = std::time::Duration::from_micros(cfg.commit_spacing_us);

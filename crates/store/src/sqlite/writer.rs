@@ -269,8 +269,8 @@ struct Accepted<'a> {
 
 fn commit_batch(conn: &mut rusqlite::Connection, batch: &[Job], games: &mut Games) -> Vec<Result<(), StoreError>> {
     if let Err(e) = end_open_transaction(conn, games) {
-        let msg = e.to_string();
-        return batch.iter().map(|_| Err(StoreError::local(&msg))).collect();
+        let (msg, code) = (e.to_string(), crate::sqlite_code(&e));
+        return batch.iter().map(|_| Err(StoreError::sqlite(&msg, code))).collect();
     }
     let mut results: Vec<Option<Result<(), StoreError>>> = Vec::with_capacity(batch.len());
     let mut accepted: Vec<Accepted<'_>> = Vec::new();
@@ -357,10 +357,10 @@ fn commit_batch(conn: &mut rusqlite::Connection, batch: &[Job], games: &mut Game
         for id in touched {
             games.known.remove(id);
         }
-        let msg = e.to_string();
+        let (msg, code) = (e.to_string(), crate::sqlite_code(&e));
         return results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| Err(StoreError::local(&msg))))
+            .map(|r| r.unwrap_or_else(|| Err(StoreError::sqlite(&msg, code))))
             .collect();
     }
     if games.recent_rows == 0 && recent > 0 {
