@@ -1,6 +1,7 @@
 // One game: the board, both clocks, the controls of the player's seat (or a spectator's
 // view), scoring, the move list. The state comes from WatchGame (resumed from the last
 // event seen after a reload or a dropped connection) and from each call's answer.
+import { backoffMs, publishedPolicy } from "./retry.js";
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { JSX } from "preact";
 import {
@@ -34,9 +35,10 @@ import {
 } from "./state.js";
 
 const RECONNECT_MS = 1000;
-/** A call that failed on the network is sent again (same request id: the server answers a
- * retry with the first answer) this many times before the player is told. */
-const RETRIES = 3;
+/** A call that failed on the network or as unavailable is sent again (same request id: the
+ * server answers a retry with the first answer) as the published retry policy says, then
+ * the player is told. */
+const RETRY = publishedPolicy();
 
 export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }): JSX.Element {
   const { client, prefs, gameId } = p;
@@ -150,15 +152,15 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string }
   async function act(call: () => Promise<{ result?: CommandResult }>) {
     setMessage(undefined);
     let last: Failure | undefined;
-    for (let attempt = 0; attempt <= RETRIES; attempt++) {
+    for (let attempt = 1; attempt <= RETRY.maxAttempts; attempt++) {
       try {
         const r = await call();
         apply(foldResult(fRef.current, r.result, Date.now()));
         return;
       } catch (e) {
         last = failure(e);
-        if (last.kind !== "network") break;
-        await new Promise((r) => setTimeout(r, 300 * (attempt + 1)));
+        if (last.kind !== "network" || attempt === RETRY.maxAttempts) break;
+        await new Promise((r) => setTimeout(r, backoffMs(RETRY, attempt)));
       }
     }
     if (!last) return;

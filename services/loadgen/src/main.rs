@@ -92,6 +92,12 @@ struct Args {
     /// reads, and so the floor it prints, still fetch the full state.)
     #[arg(long)]
     basic_answers: bool,
+    /// Moves that fail as retryable are tried again as the published retry policy says
+    /// (deploy/grpc/service-config.json: UNAVAILABLE, up to 5 tries), with the same request
+    /// id, as a production client would; the latency then includes the waits. Off: every
+    /// failure is counted by its kind (what a measurement wants to see).
+    #[arg(long)]
+    retry: bool,
     #[arg(long)]
     json: bool,
 }
@@ -144,6 +150,8 @@ struct Player {
     rng: SmallRng,
     /// The view of the game a move's answer carries.
     view: pb::StateView,
+    /// `--retry`: the published policy.
+    retry: Option<weiqi_proto::retry::RetryPolicy>,
 }
 
 impl Player {
@@ -163,6 +171,7 @@ impl Player {
             state: State::new(size as u8, Rules::default())?,
             rng: SmallRng::seed_from_u64(seed),
             view,
+            retry: None,
         };
         p.new_game().await?;
         Ok(p)
@@ -231,22 +240,36 @@ impl Player {
             view: self.view as i32,
         });
         let t0 = Instant::now();
-        match mv {
-            Move::Place(p) => {
-                let req = pb::PlayRequest {
-                    mutation,
-                    point: Some(pb::Point {
-                        x: p.x as u32,
-                        y: p.y as u32,
-                    }),
-                    lag_ms: 0,
-                };
-                self.clients[seat].play(authed(req, token, &self.route)).await?;
-            }
-            Move::Pass => {
-                self.clients[seat]
+        for attempt in 1.. {
+            let mutation = mutation.clone();
+            let sent = match mv {
+                Move::Place(p) => {
+                    let req = pb::PlayRequest {
+                        mutation,
+                        point: Some(pb::Point {
+                            x: p.x as u32,
+                            y: p.y as u32,
+                        }),
+                        lag_ms: 0,
+                    };
+                    self.clients[seat]
+                        .play(authed(req, token, &self.route))
+                        .await
+                        .map(|_| ())
+                }
+                Move::Pass => self.clients[seat]
                     .pass(authed(pb::PassRequest { mutation, lag_ms: 0 }, token, &self.route))
-                    .await?;
+                    .await
+                    .map(|_| ()),
+            };
+            match (sent, &self.retry) {
+                (Err(s), Some(policy)) if attempt < policy.max_attempts && policy.retryable(s.code()) => {
+                    tokio::time::sleep(policy.backoff(attempt)).await;
+                }
+                (sent, _) => {
+                    sent?;
+                    break;
+                }
             }
         }
         let dt = t0.elapsed();
@@ -311,9 +334,10 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         for i in 0..args.games {
             let client = |k: usize| GameServiceClient::new(chans[k % chans.len()].clone());
             let clients = [client(i), client(i + guest_offset)];
-            let (settings, seq, opening) = (settings.clone(), seq.clone(), args.opening_moves);
+            let (settings, seq, opening, retry) = (settings.clone(), seq.clone(), args.opening_moves, args.retry);
             setup.push(tokio::spawn(async move {
                 let mut p = Player::new(clients, settings, i as u64, view).await?;
+                p.retry = retry.then(weiqi_proto::retry::RetryPolicy::published);
                 for _ in 0..opening {
                     p.step(&seq).await?;
                 }

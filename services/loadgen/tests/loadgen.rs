@@ -36,7 +36,9 @@ async fn loadgen(addr: String, args: &[&str]) -> serde_json::Value {
 }
 
 /// A server whose per-client quota lets only 5 of 12 games be created. (At 20,000 games on
-/// 8 connections, an h2 GOAWAY once ended the whole run with "broken pipe".)
+/// 8 connections, an h2 GOAWAY once ended the whole run with "broken pipe".) With
+/// `--retry` too: the published policy retries UNAVAILABLE only, so a quota's refusals are
+/// still counted.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn setup_failures_are_counted_and_the_run_goes_on() {
     let server = server("errors", |cfg| {
@@ -45,7 +47,17 @@ async fn setup_failures_are_counted_and_the_run_goes_on() {
     })
     .await;
     let addr = format!("http://{}", server.addr);
-    let args = &["--games", "12", "--connections", "2", "--seconds", "1", "--size", "9"];
+    let args = &[
+        "--games",
+        "12",
+        "--connections",
+        "2",
+        "--seconds",
+        "1",
+        "--size",
+        "9",
+        "--retry",
+    ];
     let v = loadgen(addr, args).await;
     let moves = &v["moves"];
     assert_eq!(moves["setup_errors"], 7, "{v}");

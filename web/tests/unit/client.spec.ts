@@ -2,6 +2,7 @@
 // attaches decides what the page says (a stale move, a lost seat, a missing game).
 import { expect, test } from "@playwright/test";
 import { Code, ConnectError, failure } from "../../src/client.js";
+import { backoffMs, publishedPolicy } from "../../src/retry.js";
 import { ErrorInfoSchema } from "../../src/gen/google/rpc/error_details_pb.js";
 
 const refused = (code: Code, reason: string, message = "m") =>
@@ -18,4 +19,11 @@ test("reasons decide the kind of failure", () => {
 test("transport failures are network failures (retried with the same request id)", () => {
   expect(failure(new ConnectError("down", Code.Unavailable)).kind).toBe("network");
   expect(failure(new TypeError("Failed to fetch")).kind).toBe("network");
+});
+
+test("the app retries as the published service config says", () => {
+  const p = publishedPolicy();
+  expect(p.maxAttempts).toBe(5);
+  expect(p.retryableStatusCodes).toEqual(["UNAVAILABLE"]);
+  expect([1, 2, 3, 4, 5].map((a) => backoffMs(p, a))).toEqual([500, 1000, 2000, 4000, 4000]);
 });
