@@ -284,3 +284,108 @@ async fn a_replica_killed_under_load_behind_the_proxy_loses_no_move() {
     }
     drop(proxy);
 }
+
+/// Spectators (WatchGame without a seat's credential) spread over the replicas behind the
+/// proxy, each replica following the game through the database, while the players' calls
+/// go to the game's replica; every spectator gets every move once and in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
+    let Some(bin) = nginx() else { return };
+    let Some(url) = pg("proxy_spectators").await else {
+        return;
+    };
+    let replicas: Vec<Server> = (0..3)
+        .map(|k| {
+            let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-spectators-{k}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            Server::start_with(
+                dir,
+                &[
+                    ("WEIQI__DATABASE_URL", url.as_str()),
+                    ("WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT", "0"),
+                ],
+            )
+        })
+        .collect();
+    let addrs: Vec<&str> = replicas.iter().map(|r| r.addr.as_str()).collect();
+    let proxy = start_proxy(&bin, &addrs);
+    let channel = Channel::from_shared(format!("http://{}", proxy.addr))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut c = GameServiceClient::new(channel.clone());
+    let created = c
+        .create_game(pb::CreateGameRequest {
+            settings: Some(pb::GameSettings {
+                board_size: 9,
+                color_choice: pb::ColorChoice::HostBlack as i32,
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let id = created.game_id.clone();
+    let mut join = tonic::Request::new(pb::JoinGameRequest {
+        game_id: id.clone(),
+        ..Default::default()
+    });
+    join.metadata_mut()
+        .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+    let joined = c.join_game(join).await.unwrap().into_inner();
+    // 60 spectators, each call routed on its own by the proxy.
+    let mut streams = Vec::new();
+    for _ in 0..60 {
+        let mut req = tonic::Request::new(pb::WatchGameRequest {
+            game_id: id.clone(),
+            since_seq: 0,
+        });
+        req.metadata_mut()
+            .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+        streams.push(c.watch_game(req).await.unwrap().into_inner());
+    }
+    let mut per_replica = Vec::new();
+    for r in &replicas {
+        per_replica.push(r.metric("weiqi_open_streams").await);
+    }
+    assert_eq!(per_replica.iter().sum::<f64>(), 60.0, "{per_replica:?}");
+    assert!(
+        per_replica.iter().filter(|&&n| n > 0.0).count() >= 2,
+        "the spectators spread over the replicas: {per_replica:?}"
+    );
+    // 20 moves, each to the game's replica.
+    let tokens = [created.seat_token.clone(), joined.seat_token.clone()];
+    for k in 0..20u32 {
+        let req = pb::PlayRequest {
+            mutation: m(&id, ""),
+            // Black on rows 0 and 4, White on rows 2 and 6: nothing is captured.
+            point: pt((k / 2) % 9, (k / 18) * 4 + (k % 2) * 2),
+            lag_ms: 0,
+        };
+        c.play(routed(req, &id, &tokens[(k % 2) as usize])).await.unwrap();
+    }
+    let mut req = tonic::Request::new(pb::GetGameRequest { game_id: id.clone() });
+    req.metadata_mut()
+        .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+    let last = c.get_game(req).await.unwrap().into_inner().state.unwrap().seq;
+    let started = Instant::now();
+    for (k, mut s) in streams.into_iter().enumerate() {
+        let mut seqs = Vec::new();
+        while seqs.last().is_none_or(|&q| q < last) {
+            let item = tokio::time::timeout(Duration::from_secs(10), s.message())
+                .await
+                .expect("a spectator waited 10 s")
+                .unwrap()
+                .unwrap();
+            seqs.push(item.event.unwrap().seq);
+        }
+        assert_eq!(seqs, (1..=last).collect::<Vec<_>>(), "spectator {k}");
+    }
+    eprintln!(
+        "60 spectators over the replicas {per_replica:?}: all {last} events each, the last read {:.0} ms after the last move",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    drop(proxy);
+}

@@ -123,3 +123,105 @@ async fn watch_streams_end_with_their_clients() {
         "resident memory grew by {grown} KiB over 1,500 dropped watchers"
     );
 }
+
+/// A crowd of watchers with slow readers mixed in, under a game played as fast as it
+/// goes: every watcher ends with every event once and in order, each the stored one. The
+/// slow readers (connections whose HTTP/2 window holds about one item, read with a pause
+/// after each) fall more than the game's channel behind and catch up from the log, as the
+/// server's counter shows; no buffer grows for them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crowd_with_slow_readers_sees_every_event_once_in_order() {
+    use std::sync::Arc;
+    use weiqi_proto::v1 as pb;
+    let srv = Server::fresh_with("crowd", &[("WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT", "0")]);
+    let mut c = srv.client().await;
+    let g = Arc::new(new_game(&mut c, 19, None).await);
+    let endpoint = |window: Option<u32>| {
+        tonic::transport::Endpoint::from_shared(format!("http://{}", srv.addr))
+            .unwrap()
+            .initial_stream_window_size(window)
+    };
+    // 400 watchers over 4 connections, 12 slow ones over 2 more.
+    let mut fast_conns = Vec::new();
+    for _ in 0..4 {
+        fast_conns.push(endpoint(None).connect().await.unwrap());
+    }
+    let mut slow_conns = Vec::new();
+    for _ in 0..2 {
+        slow_conns.push(endpoint(Some(1000)).connect().await.unwrap());
+    }
+    // Black on rows 0, 4, 8, ..., White on rows 2, 6, ...: no stone is ever captured.
+    let moves: Vec<(u32, u32)> = (0..160u32)
+        .map(|k| {
+            let i = k / 2;
+            (i % 19, (i / 19) * 4 + (k % 2) * 2)
+        })
+        .collect();
+    // The last event's number, known once play is over.
+    let (final_tx, final_rx) = tokio::sync::watch::channel(None::<u64>);
+    let open = |chan: Channel| {
+        let id = g.id.clone();
+        async move {
+            let mut c = GameServiceClient::new(chan);
+            watch(&mut c, &id, 0).await
+        }
+    };
+    // Reads a stream until it has the last event (a slow reader pauses after each item).
+    let read = |mut w: tonic::Streaming<pb::WatchGameResponse>, slow: bool| {
+        let mut final_rx = final_rx.clone();
+        tokio::spawn(async move {
+            let mut seen: Vec<pb::Event> = Vec::new();
+            let reading = async {
+                loop {
+                    let last = *final_rx.borrow_and_update();
+                    if last.is_some_and(|l| seen.last().is_some_and(|e| e.seq >= l)) {
+                        return;
+                    }
+                    tokio::select! {
+                        item = w.message() => {
+                            seen.push(item.unwrap().unwrap().event.unwrap());
+                            if slow {
+                                tokio::time::sleep(Duration::from_millis(40)).await;
+                            }
+                        }
+                        _ = final_rx.changed() => {}
+                    }
+                }
+            };
+            tokio::time::timeout(Duration::from_secs(90), reading)
+                .await
+                .expect("a watcher did not get every event within 90 s");
+            seen
+        })
+    };
+    let mut fast = Vec::new();
+    for k in 0..400 {
+        fast.push(read(open(fast_conns[k % 4].clone()).await, false));
+    }
+    let mut slow = Vec::new();
+    for k in 0..12 {
+        slow.push(read(open(slow_conns[k % 2].clone()).await, true));
+    }
+    let lagged_before = srv.metric("weiqi_watch_catch_ups_total").await;
+    for (k, &(x, y)) in moves.iter().enumerate() {
+        let token = if k % 2 == 0 { &g.black } else { &g.white };
+        play(&mut c, &g, token, x, y).await.unwrap();
+    }
+    let stored = state(&mut c, &g.id).await.seq;
+    final_tx.send(Some(stored)).unwrap();
+    // Every event as stored: a replay from the start, read after play.
+    let mut w = watch(&mut c, &g.id, 0).await;
+    let mut log = Vec::new();
+    while log.len() < stored as usize {
+        log.push(w.message().await.unwrap().unwrap().event.unwrap());
+    }
+    drop(w);
+    for (k, t) in fast.into_iter().chain(slow).enumerate() {
+        let seen = t.await.unwrap();
+        assert_eq!(seen.len(), log.len(), "watcher {k}: every event once");
+        assert_eq!(seen, log, "watcher {k}: in order, each the stored one");
+    }
+    let lagged = srv.metric("weiqi_watch_catch_ups_total").await - lagged_before;
+    assert!(lagged >= 1.0, "the slow readers fell behind and caught up ({lagged})");
+    eprintln!("400 watchers and 12 slow ones, {stored} events: {lagged} catch-ups from the log");
+}

@@ -33,6 +33,10 @@ pub struct ServerConfig {
     pub otlp_endpoint: String,
     /// How often the server records that it is alive (to credit downtime on restart).
     pub heartbeat_ms: u64,
+    /// With a shared store: how often the server asks it whether the games watched here
+    /// moved on another server (one query for all of them), so that spectators on any
+    /// replica hear of a move within about this long; 10 at least.
+    pub watch_poll_ms: u64,
     /// Games in progress without a running clock, untouched this long, leave memory (they
     /// stay in the store and come back with the next call); 0 keeps them.
     pub idle_evict_ms: u64,
@@ -80,6 +84,7 @@ impl ServerConfig {
             .set_default("log_level", "info")?
             .set_default("shutdown_grace_ms", 5000)?
             .set_default("heartbeat_ms", 1000)?
+            .set_default("watch_poll_ms", 50)?
             .set_default("idle_evict_ms", 600_000)?
             .set_default("park_after_ms", 1000)?
             .set_default(

@@ -108,9 +108,6 @@ fn load_secret(dir: &std::path::Path) -> anyhow::Result<Vec<u8>> {
     Ok(hex::decode(s)?)
 }
 
-/// How often a server sharing its store polls the games watched there.
-const WATCH_POLL_MS: u64 = 200;
-
 /// How often a server sharing its store looks for games overdue on their clocks whose
 /// server is gone, and how late they must be. The stored wake-up is exactly when the
 /// game's own server would tick it (the deadline with the lag allowance already in it),
@@ -223,7 +220,7 @@ async fn serve<S: EventStore>(
     tokio::spawn(hub.clone().heartbeat_loop(cfg.heartbeat_ms));
     if shared {
         // Watchers here see other servers' moves within this interval.
-        tokio::spawn(hub.clone().follow_watched(WATCH_POLL_MS));
+        tokio::spawn(hub.clone().follow_watched(cfg.watch_poll_ms));
         tokio::spawn(hub.clone().claim_overdue(CLAIM_EVERY_MS, CLAIM_GRACE_MS));
     }
     tokio::spawn(hub.clone().park_loop());

@@ -13,6 +13,9 @@ pub struct Metrics {
     pub games_finished: IntCounter,
     pub games_active: IntGauge,
     pub open_streams: IntGauge,
+    /// Watchers that fell more than the channel's slots behind and caught up from the
+    /// game's log (slow readers).
+    pub watch_catch_ups: IntCounter,
     pub rpc_seconds: HistogramVec,
     /// Games in memory that caught up with events stored by another server (or by an
     /// interrupted command): how often replicas share games.
@@ -34,6 +37,11 @@ impl Metrics {
         let games_active =
             IntGauge::new("games_active", "Unfinished games held in this server's memory").expect("metric");
         let open_streams = IntGauge::new("open_streams", "Open WatchGame streams").expect("metric");
+        let watch_catch_ups = IntCounter::new(
+            "watch_catch_ups_total",
+            "Watchers that fell behind their game's channel and caught up from its log",
+        )
+        .expect("metric");
         let rpc_seconds = HistogramVec::new(
             HistogramOpts::from(Opts::new("rpc_duration_seconds", "RPC latency by method")).buckets(vec![
                 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
@@ -63,7 +71,7 @@ impl Metrics {
         registry
             .register(Box::new(connections_refused.clone()))
             .expect("register");
-        for m in [&moves, &games_created, &games_finished, &catch_ups] {
+        for m in [&moves, &games_created, &games_finished, &catch_ups, &watch_catch_ups] {
             registry.register(Box::new(m.clone())).expect("register");
         }
         registry.register(Box::new(games_active.clone())).expect("register");
@@ -76,6 +84,7 @@ impl Metrics {
             games_finished,
             games_active,
             open_streams,
+            watch_catch_ups,
             rpc_seconds,
             catch_ups,
             claims,

@@ -53,8 +53,9 @@ impl<S: EventStore> GameSvc<S> {
     ) -> Result<impl Stream<Item = Result<Broadcast, Status>> + Send + 'static, Status> {
         let token = auth::bearer(request.metadata());
         let permit = self.quotas.watch(request.remote_addr().map(|a| a.ip()))?;
+        let group = connection_group(request.remote_addr());
         let r = request.into_inner();
-        let stream = self.hub.watch(&r.game_id, token.as_deref(), r.since_seq).await?;
+        let stream = self.hub.watch(&r.game_id, token.as_deref(), r.since_seq, group).await?;
         // The permit goes with the stream: the client's watch counts until it is dropped.
         Ok(stream.map(move |item| {
             let _held = &permit;
@@ -245,4 +246,14 @@ game_service! {
             payload: request.into_inner().payload,
         }))
     }
+}
+
+/// A watcher's group in the game's audience: its connection (the client's address and
+/// port), so that the watchers one connection carries are woken together and their frames
+/// leave in one write.
+fn connection_group(remote: Option<std::net::SocketAddr>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    remote.hash(&mut h);
+    h.finish()
 }

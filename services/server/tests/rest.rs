@@ -144,7 +144,7 @@ async fn the_log_stays_in_memory_only_while_the_game_is_watched() {
     let mut t = Table::new().await;
     t.play().await;
     assert!(t.hub.lock(&t.id).await.unwrap().watched_log().is_none());
-    let stream = t.hub.watch(&t.id, None, 0).await.unwrap();
+    let stream = t.hub.watch(&t.id, None, 0, 0).await.unwrap();
     t.play().await;
     t.play().await;
     {

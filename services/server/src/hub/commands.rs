@@ -368,7 +368,7 @@ impl<S: EventStore> Hub<S> {
         }
         self.tell_players(game_id, entry.game.get(), phase).await;
         for b in published {
-            entry.watchers.send(b);
+            entry.watchers.publish(b);
         }
         self.schedule(game_id, entry);
         Ok(result)

@@ -1,15 +1,16 @@
 //! A game in memory: its entry (the game, its seats, the request ids it answered, its
-//! watchers' channel, its timer), behind its own lock. What a game in play holds is kept
+//! audience, its timer), behind its own lock. What a game in play holds is kept
 //! small (a server holds 100,000 of them): between commands the game rests packed
 //! ([`Held`]), its log stays in the store unless someone watches it, its request ids are
-//! hashes ([`SeenRequests`]), and its watchers' channel exists once someone watches.
+//! hashes ([`SeenRequests`]), and its audience's channel exists once someone watches.
 
 use std::sync::{Arc, OnceLock};
 
-use tokio::sync::{Mutex, broadcast};
+use tokio::sync::Mutex;
 use tokio::task::AbortHandle;
 use weiqi_game::{Actor, Corrupt, Event, Game, Ms, ParkedGame, Seat};
 
+use super::audience::Audience;
 use super::error::{Denied, GameAt, HubError};
 use super::lobby::Listing;
 use super::view::{GameView, Outcome};
@@ -48,8 +49,8 @@ impl Published {
 pub(super) struct Slot {
     pub entry: Arc<Mutex<Entry>>,
     pub listing: Arc<Listing>,
-    /// The game's broadcast, to count its watchers without the game's lock.
-    pub watchers: Watchers,
+    /// The game's audience, to count its watchers without the game's lock.
+    pub watchers: Audience,
 }
 
 impl Slot {
@@ -58,32 +59,6 @@ impl Slot {
             listing: entry.listing.clone(),
             watchers: entry.watchers.clone(),
             entry: Arc::new(Mutex::new(entry)),
-        }
-    }
-}
-
-/// A game's broadcast to its watchers, made by the first subscription: a channel's buffer
-/// is allocated whole (64 slots, about 2.5 KB), which most games, never watched, need not
-/// hold. Shared by the entry and its slot.
-#[derive(Clone, Default)]
-pub(super) struct Watchers(Arc<OnceLock<broadcast::Sender<Broadcast>>>);
-
-/// How many items the channel keeps for a slow watcher, which then catches up from the log.
-const CHANNEL_SLOTS: usize = 64;
-
-impl Watchers {
-    pub fn subscribe(&self) -> broadcast::Receiver<Broadcast> {
-        self.0.get_or_init(|| broadcast::channel(CHANNEL_SLOTS).0).subscribe()
-    }
-
-    /// How many watchers are subscribed now.
-    pub fn count(&self) -> usize {
-        self.0.get().map_or(0, |tx| tx.receiver_count())
-    }
-
-    pub fn send(&self, b: Broadcast) {
-        if let Some(tx) = self.0.get() {
-            let _ = tx.send(b);
         }
     }
 }
@@ -158,7 +133,7 @@ pub struct Entry {
     /// ids, their first event and their command's fingerprint are in the store, read
     /// when a hash matches (retries are rare).
     pub(super) requests: SeenRequests,
-    pub(super) watchers: Watchers,
+    pub(super) watchers: Audience,
     pub(super) timer: Option<AbortHandle>,
     /// Server time of the last command that changed the game (or of loading it), and of
     /// the one before (quick play keeps the game unpacked).
@@ -189,7 +164,7 @@ impl Entry {
             host_hash: None,
             guest_hash: None,
             requests: SeenRequests::default(),
-            watchers: Watchers::default(),
+            watchers: Audience::default(),
             timer: None,
             last_active: 0,
             previous_active: 0,

@@ -1,14 +1,16 @@
 //! The games in memory: one entry per game, each behind its own lock, persisted through
-//! the store before anything is acknowledged, with one timer per game and a broadcast
-//! channel for watchers. The hub speaks domain types only: the service's edge turns its
+//! the store before anything is acknowledged, with one timer per game and an audience
+//! for its watchers. The hub speaks domain types only: the service's edge turns its
 //! answers and errors into protobuf and gRPC statuses.
 //!
 //! - `commands`: the one command path (create, join, run);
 //! - `entry`: a game in memory and its lock;
 //! - `recovery`: back in step with the store (restart, interrupted command, replicas);
-//! - `lobby`, `watch`, `timers`, `periodic`: what the hub shows and does on its own;
+//! - `lobby`, `watch`, `audience`, `timers`, `periodic`: what the hub shows and does on its
+//!   own;
 //! - `view`, `error`: what it answers.
 
+mod audience;
 mod commands;
 mod entry;
 mod error;

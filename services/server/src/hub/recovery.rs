@@ -157,7 +157,7 @@ impl<S: EventStore> Hub<S> {
             if watched {
                 entry
                     .watchers
-                    .send(Published::new(e.clone(), GameView::of(game_id, game, e.at)));
+                    .publish(Published::new(e.clone(), GameView::of(game_id, game, e.at)));
             }
             if let Some(log) = &mut entry.log {
                 log.push(e);

@@ -4,18 +4,19 @@
 //! A watcher is a stream polled by the connection's response task: no task and no queue of
 //! its own between the game's channel and the socket. (Ten thousand watchers of one game
 //! each had a task feeding a channel of 256 items; the hop cost a task wake-up, a queue
-//! push and a pop per watcher and event.) A client that goes away drops the stream, and
-//! with it its subscription.
+//! push and a pop per watcher and event.) The game's herald wakes it ([`super::audience`]).
+//! A client that goes away drops the stream, and with it its subscription.
 
 use std::pin::Pin;
 use std::sync::Arc;
 
 use futures::Stream;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::watch;
 use weiqi_game::{Actor, Event, EventKind, Game};
 use weiqi_store::EventStore;
 
 use super::Hub;
+use super::audience::{Gap, Subscription};
 use super::entry::{Broadcast, Entry, Published, redact_for_actor};
 use super::error::HubError;
 use super::view::GameView;
@@ -27,17 +28,20 @@ pub type WatchStream = Pin<Box<dyn Stream<Item = Result<Broadcast, HubError>> + 
 impl<S: EventStore> Hub<S> {
     /// A game's events after `since`, then its events as they happen, until the client
     /// drops the stream, the game leaves memory or the server stops. The bearer token, if
-    /// any, decides which sealed moves the watcher sees.
+    /// any, decides which sealed moves the watcher sees. Watchers of one `group` (the edge
+    /// passes the connection) are told of each event together, so that their frames leave
+    /// in one write.
     pub async fn watch(
         self: &Arc<Self>,
         game_id: &str,
         token: Option<&str>,
         since: u64,
+        group: u64,
     ) -> Result<WatchStream, HubError> {
         let (rx, backlog, viewer) = {
             let mut e = self.lock(game_id).await?;
             let viewer: Actor = e.seat_of_token(token).map_or(Actor::Server, Into::into);
-            let rx = e.watchers.subscribe();
+            let rx = e.watchers.subscribe(group);
             (rx, self.watched_log(game_id, &mut e).await?, viewer)
         };
         self.metrics.open_streams.inc();
@@ -78,7 +82,7 @@ struct Feed<S: EventStore> {
     hub: Arc<Hub<S>>,
     game_id: String,
     viewer: Actor,
-    rx: broadcast::Receiver<Broadcast>,
+    rx: Subscription,
     shutdown: watch::Receiver<bool>,
     /// The log being replayed: the backlog at first, a catch-up after falling behind.
     replay: Option<Replay>,
@@ -116,6 +120,7 @@ impl<S: EventStore> Feed<S> {
                 }
             }
             let item = tokio::select! {
+                biased;
                 _ = self.shutdown.changed() => return None,
                 item = self.rx.recv() => item,
             };
@@ -137,9 +142,10 @@ impl<S: EventStore> Feed<S> {
                     self.last = shown.event.seq;
                     return Some((Ok(shown), self));
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => {
+                Err(Gap::Lagged(_)) => {
                     // Fell behind the channel: catch up from the log, each event with the
                     // game folded up to it (not the game now).
+                    self.hub.metrics.watch_catch_ups.inc();
                     let Ok(mut entry) = self.hub.lock(&self.game_id).await else {
                         return None;
                     };
@@ -149,7 +155,7 @@ impl<S: EventStore> Feed<S> {
                     drop(entry);
                     self.replay = Some(Replay::new(log, self.last));
                 }
-                Err(broadcast::error::RecvError::Closed) => return None,
+                Err(Gap::Closed) => return None,
             }
         }
     }

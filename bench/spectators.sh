@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Spectators at scale (issue 50): WATCHERS streams on one 19x19 game while 99 other games
+# play at a think time of 200 ms; the server pinned to core 0, the load generator to core 1.
+# Each `weiqi` binary given is measured in turn, RUNS rounds, so that builds compare in one
+# session (absolute figures drift on a shared machine).
+#
+#   cargo build --release -p weiqi-cli -p weiqi-loadgen
+#   bench/spectators.sh target/release/weiqi [OTHER_WEIQI ...]
+#
+# Environment: WATCHERS (10000), CONNECTIONS (64), RUNS (2), SECONDS (10),
+# LOADGEN (target/release/weiqi-loadgen). Prints each run's load generator report.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+watchers=${WATCHERS:-10000}
+connections=${CONNECTIONS:-64}
+runs=${RUNS:-2}
+seconds=${SECONDS_EACH:-10}
+loadgen=${LOADGEN:-target/release/weiqi-loadgen}
+[ $# -gt 0 ] || set -- target/release/weiqi
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+for run in $(seq "$runs"); do
+  for bin in "$@"; do
+    dir=$(mktemp -d /tmp/weiqi-spectators.XXXXXX)
+    port=$(free_port)
+    WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT=0 WEIQI__METRICS_LISTEN= WEIQI__WEB_LISTEN= \
+      WEIQI__LOG_LEVEL=warn taskset -c 0 "$bin" serve --listen "127.0.0.1:$port" --data-dir "$dir" \
+      >"$dir/server.log" 2>&1 &
+    pid=$!
+    for _ in $(seq 100); do
+      (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+      sleep 0.1
+    done
+    echo "=== run $run: $bin ($watchers watchers over $connections connections)"
+    taskset -c 1 "$loadgen" --addr "http://127.0.0.1:$port" --games 100 --size 19 --think-ms 200 \
+      --watchers "$watchers" --connections "$connections" --seconds "$seconds" --server-pid "$pid" || true
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    rm -rf "$dir"
+  done
+done
