@@ -7,12 +7,15 @@
 #   cargo build --release -p weiqi-cli -p weiqi-loadgen
 #   bench/spectators.sh target/release/weiqi [OTHER_WEIQI ...]
 #
-# Environment: WATCHERS (10000), CONNECTIONS (64), RUNS (2), SECONDS (10),
+# Environment: WATCHERS (10000), CONNECTIONS (64), WATCHER_CONNECTIONS (0: the watchers share
+# the players' connections; N: N of their own, as spectators on their own devices), RUNS (2),
+# SECONDS_EACH (10),
 # LOADGEN (target/release/weiqi-loadgen). Prints each run's load generator report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 watchers=${WATCHERS:-10000}
 connections=${CONNECTIONS:-64}
+watcher_connections=${WATCHER_CONNECTIONS:-0}
 runs=${RUNS:-2}
 seconds=${SECONDS_EACH:-10}
 loadgen=${LOADGEN:-target/release/weiqi-loadgen}
@@ -22,7 +25,7 @@ for run in $(seq "$runs"); do
   for bin in "$@"; do
     dir=$(mktemp -d /tmp/weiqi-spectators.XXXXXX)
     port=$(free_port)
-    WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT=0 WEIQI__METRICS_LISTEN= WEIQI__WEB_LISTEN= \
+    WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT=0 WEIQI__LIMITS__CREATES_PER_MINUTE=0 WEIQI__METRICS_LISTEN= WEIQI__WEB_LISTEN= \
       WEIQI__LOG_LEVEL=warn taskset -c 0 "$bin" serve --listen "127.0.0.1:$port" --data-dir "$dir" \
       >"$dir/server.log" 2>&1 &
     pid=$!
@@ -30,9 +33,10 @@ for run in $(seq "$runs"); do
       (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
       sleep 0.1
     done
-    echo "=== run $run: $bin ($watchers watchers over $connections connections)"
+    echo "=== run $run: $bin ($watchers watchers, $connections connections, $watcher_connections of the watchers' own)"
     taskset -c 1 "$loadgen" --addr "http://127.0.0.1:$port" --games 100 --size 19 --think-ms 200 \
-      --watchers "$watchers" --connections "$connections" --seconds "$seconds" --server-pid "$pid" || true
+      --watchers "$watchers" --connections "$connections" \
+      --watcher-connections "$watcher_connections" --seconds "$seconds" --server-pid "$pid" || true
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     rm -rf "$dir"

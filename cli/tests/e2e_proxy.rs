@@ -65,14 +65,15 @@ impl Drop for Proxy {
 
 /// nginx with the shipped configuration, its upstreams replaced by `replicas`.
 fn start_proxy(bin: &str, replicas: &[&str]) -> Proxy {
-    let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-nginx", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("logs")).unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
+    // A folder of its own: the tests of this file run at once, each with its nginx.
+    let dir = std::env::temp_dir().join(format!("weiqi-e2e-{}-nginx-{port}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("logs")).unwrap();
     let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/nginx/weiqi.conf")).unwrap();
     let mut http = String::new();
     let mut replaced = false;
@@ -120,10 +121,21 @@ fn start_proxy(bin: &str, replicas: &[&str]) -> Proxy {
     Proxy { child, addr }
 }
 
-fn routed<T>(msg: T, game: &str, token: &str) -> tonic::Request<T> {
-    let mut r = authed(msg, token);
+/// A call about `game`, with the header the proxy routes by and no credential.
+fn about<T>(msg: T, game: &str) -> tonic::Request<T> {
+    let mut r = tonic::Request::new(msg);
     r.metadata_mut()
         .insert("x-weiqi-game", MetadataValue::try_from(game).unwrap());
+    r
+}
+
+/// A seat's call about `game`, routed by the proxy.
+fn routed<T>(msg: T, game: &str, token: &str) -> tonic::Request<T> {
+    let mut r = about(msg, game);
+    r.metadata_mut().insert(
+        "authorization",
+        MetadataValue::try_from(format!("Bearer {token}")).unwrap(),
+    );
     r
 }
 
@@ -166,12 +178,13 @@ async fn play_game(c: Channel, seed: u64, stop: Arc<AtomicBool>, moves: Arc<Atom
         .ok()?
         .into_inner();
     let id = created.game_id.clone();
-    let mut join = tonic::Request::new(pb::JoinGameRequest {
-        game_id: id.clone(),
-        ..Default::default()
-    });
-    join.metadata_mut()
-        .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+    let join = about(
+        pb::JoinGameRequest {
+            game_id: id.clone(),
+            ..Default::default()
+        },
+        &id,
+    );
     let joined = c.join_game(join).await.ok()?.into_inner();
     let tokens = [created.seat_token, joined.seat_token];
     let mut state = State::new(19, Rules::default()).unwrap();
@@ -264,9 +277,7 @@ async fn a_replica_killed_under_load_behind_the_proxy_loses_no_move() {
     // Every acknowledged move is there, read back through the proxy.
     let mut c = GameServiceClient::new(channel);
     for (id, state) in &played {
-        let mut req = tonic::Request::new(pb::GetGameRequest { game_id: id.clone() });
-        req.metadata_mut()
-            .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+        let req = about(pb::GetGameRequest { game_id: id.clone() }, id);
         let s = c.get_game(req).await.unwrap().into_inner().state.unwrap();
         assert_eq!(s.move_number as usize, state.move_number(), "game {id}");
         let rows: Vec<String> = (0..19)
@@ -328,22 +339,24 @@ async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
         .unwrap()
         .into_inner();
     let id = created.game_id.clone();
-    let mut join = tonic::Request::new(pb::JoinGameRequest {
-        game_id: id.clone(),
-        ..Default::default()
-    });
-    join.metadata_mut()
-        .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+    let join = about(
+        pb::JoinGameRequest {
+            game_id: id.clone(),
+            ..Default::default()
+        },
+        &id,
+    );
     let joined = c.join_game(join).await.unwrap().into_inner();
     // 60 spectators, each call routed on its own by the proxy.
     let mut streams = Vec::new();
     for _ in 0..60 {
-        let mut req = tonic::Request::new(pb::WatchGameRequest {
-            game_id: id.clone(),
-            since_seq: 0,
-        });
-        req.metadata_mut()
-            .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+        let req = about(
+            pb::WatchGameRequest {
+                game_id: id.clone(),
+                since_seq: 0,
+            },
+            &id,
+        );
         streams.push(c.watch_game(req).await.unwrap().into_inner());
     }
     let mut per_replica = Vec::new();
@@ -366,9 +379,7 @@ async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
         };
         c.play(routed(req, &id, &tokens[(k % 2) as usize])).await.unwrap();
     }
-    let mut req = tonic::Request::new(pb::GetGameRequest { game_id: id.clone() });
-    req.metadata_mut()
-        .insert("x-weiqi-game", MetadataValue::try_from(id.as_str()).unwrap());
+    let req = about(pb::GetGameRequest { game_id: id.clone() }, &id);
     let last = c.get_game(req).await.unwrap().into_inner().state.unwrap().seq;
     let started = Instant::now();
     for (k, mut s) in streams.into_iter().enumerate() {

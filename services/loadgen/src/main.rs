@@ -362,12 +362,20 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         .map(|p| Arc::from(p.game_id.as_str()));
     let watch_tasks = match &watched {
         Some(game_id) => {
-            let watch_chans = if args.watcher_connections > 0 {
-                channels(args, args.watcher_connections).await?
-            } else {
-                chans.clone()
-            };
-            watchers(args, &watch_chans, game_id, &stop)
+            // The spectators run on a runtime of their own (its own thread): a spectator is
+            // another device, and ten thousand of them woken by one move must not queue
+            // ahead of the players' tasks, whose latencies are measured.
+            let shared = (args.watcher_connections == 0).then(|| chans.clone());
+            let (args, game_id, stop) = (args.clone(), game_id.to_string(), stop.clone());
+            watchers_runtime()
+                .spawn(async move {
+                    let watch_chans = match shared {
+                        Some(chans) => chans,
+                        None => channels(&args, args.watcher_connections).await?,
+                    };
+                    anyhow::Ok(watchers(&args, &watch_chans, &game_id, &stop))
+                })
+                .await??
         }
         None => Vec::new(),
     };
@@ -510,6 +518,19 @@ fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The spectators' runtime: one worker thread beside the players' (see `run`).
+fn watchers_runtime() -> &'static tokio::runtime::Runtime {
+    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("watchers")
+            .enable_all()
+            .build()
+            .expect("the spectators' runtime")
+    })
 }
 
 /// `--watchers` streams on `game_id`, each recording how late every move reached it

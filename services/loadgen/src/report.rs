@@ -279,6 +279,14 @@ pub(crate) fn print_text(args: &Args, ceilings: &Option<References>, moves: &Sta
             ms(&w.other_games, 0.5),
             ms(&w.other_games, 0.99)
         );
+        if let Some(cpu) = moves.server_cpu_s {
+            // All of the server's work (the players' calls too) over the items delivered.
+            let items = w.delivery.len();
+            println!(
+                "  delivered: {items} items, {:.1} µs of server CPU an item",
+                cpu * 1e6 / items.max(1) as f64
+            );
+        }
     }
     if let Some(b) = rss {
         println!(
