@@ -242,22 +242,7 @@ async fn free_handicap_and_check_in_reach_the_referee() {
     assert_eq!(joined.state.unwrap().phase, pb::Phase::Scheduled as i32);
     let mut phase = 0;
     for token in [&created.seat_token, &joined.seat_token] {
-        let req = authed(
-            pb::CheckInRequest {
-                mutation: m(&created.game_id, ""),
-            },
-            token,
-        );
-        phase = c
-            .check_in(req)
-            .await
-            .unwrap()
-            .into_inner()
-            .result
-            .unwrap()
-            .state
-            .unwrap()
-            .phase;
+        phase = check_in(&mut c, &created.game_id, token).await.phase;
     }
     assert_eq!(phase, pb::Phase::Playing as i32);
 }

@@ -121,22 +121,46 @@ fn start_proxy(bin: &str, replicas: &[&str]) -> Proxy {
     Proxy { child, addr }
 }
 
-/// A call about `game`, with the header the proxy routes by and no credential.
-fn about<T>(msg: T, game: &str) -> tonic::Request<T> {
-    let mut r = tonic::Request::new(msg);
+/// A request with the header the proxy routes by: the game's id.
+fn with_route<T>(mut r: tonic::Request<T>, game: &str) -> tonic::Request<T> {
     r.metadata_mut()
         .insert("x-weiqi-game", MetadataValue::try_from(game).unwrap());
     r
 }
 
+/// A call about `game` with no credential, routed by the proxy.
+fn about<T>(msg: T, game: &str) -> tonic::Request<T> {
+    with_route(tonic::Request::new(msg), game)
+}
+
 /// A seat's call about `game`, routed by the proxy.
 fn routed<T>(msg: T, game: &str, token: &str) -> tonic::Request<T> {
-    let mut r = about(msg, game);
-    r.metadata_mut().insert(
-        "authorization",
-        MetadataValue::try_from(format!("Bearer {token}")).unwrap(),
+    with_route(authed(msg, token), game)
+}
+
+/// A game created through the proxy (on any replica) and joined on its own replica: its
+/// id and its seats' tokens, host first.
+async fn new_routed_game(
+    c: &mut GameServiceClient<Channel>,
+    settings: pb::GameSettings,
+) -> Result<(String, [String; 2]), tonic::Status> {
+    let created = c
+        .create_game(pb::CreateGameRequest {
+            settings: Some(settings),
+            ..Default::default()
+        })
+        .await?
+        .into_inner();
+    let id = created.game_id;
+    let join = about(
+        pb::JoinGameRequest {
+            game_id: id.clone(),
+            ..Default::default()
+        },
+        &id,
     );
-    r
+    let joined = c.join_game(join).await?.into_inner();
+    Ok((id, [created.seat_token, joined.seat_token]))
 }
 
 /// Games played one after another through the proxy until `stop`. (A 19x19 game of
@@ -169,24 +193,7 @@ async fn play_game(c: Channel, seed: u64, stop: Arc<AtomicBool>, moves: Arc<Atom
         color_choice: pb::ColorChoice::HostBlack as i32,
         ..Default::default()
     };
-    let created = c
-        .create_game(pb::CreateGameRequest {
-            settings: Some(settings),
-            ..Default::default()
-        })
-        .await
-        .ok()?
-        .into_inner();
-    let id = created.game_id.clone();
-    let join = about(
-        pb::JoinGameRequest {
-            game_id: id.clone(),
-            ..Default::default()
-        },
-        &id,
-    );
-    let joined = c.join_game(join).await.ok()?.into_inner();
-    let tokens = [created.seat_token, joined.seat_token];
+    let (id, tokens) = new_routed_game(&mut c, settings).await.ok()?;
     let mut state = State::new(19, Rules::default()).unwrap();
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut k = 0;
@@ -326,27 +333,12 @@ async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
         .await
         .unwrap();
     let mut c = GameServiceClient::new(channel.clone());
-    let created = c
-        .create_game(pb::CreateGameRequest {
-            settings: Some(pb::GameSettings {
-                board_size: 9,
-                color_choice: pb::ColorChoice::HostBlack as i32,
-                ..Default::default()
-            }),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    let id = created.game_id.clone();
-    let join = about(
-        pb::JoinGameRequest {
-            game_id: id.clone(),
-            ..Default::default()
-        },
-        &id,
-    );
-    let joined = c.join_game(join).await.unwrap().into_inner();
+    let settings = pb::GameSettings {
+        board_size: 9,
+        color_choice: pb::ColorChoice::HostBlack as i32,
+        ..Default::default()
+    };
+    let (id, tokens) = new_routed_game(&mut c, settings).await.unwrap();
     // 60 spectators, each call routed on its own by the proxy.
     let mut streams = Vec::new();
     for _ in 0..60 {
@@ -369,7 +361,6 @@ async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
         "the spectators spread over the replicas: {per_replica:?}"
     );
     // 20 moves, each to the game's replica.
-    let tokens = [created.seat_token.clone(), joined.seat_token.clone()];
     for k in 0..20u32 {
         let req = pb::PlayRequest {
             mutation: m(&id, ""),

@@ -61,22 +61,6 @@ async fn scheduled_game(c: &mut GameServiceClient<Channel>, start_ms: u64) -> (S
     (created.game_id, created.seat_token, joined.seat_token)
 }
 
-async fn check_in(c: &mut GameServiceClient<Channel>, game_id: &str, token: &str) -> pb::GameState {
-    c.check_in(authed(
-        pb::CheckInRequest {
-            mutation: m(game_id, ""),
-        },
-        token,
-    ))
-    .await
-    .unwrap()
-    .into_inner()
-    .result
-    .unwrap()
-    .state
-    .unwrap()
-}
-
 /// A batch of scheduled games starting `lead` from now, a millisecond's fraction apart;
 /// in every third the host checks in (a single forfeit), the others nobody (a double
 /// one). Returns each game with the result it must end with, and when its forfeit is due.

@@ -698,15 +698,7 @@ async fn an_absent_entrant_forfeits_and_the_tournament_finishes_by_itself() {
     let forfeit_at = s.state.as_ref().unwrap().forfeit_at_ms.expect("a countdown");
     assert_eq!(forfeit_at, board.starts_ms + window + 1);
     let mut games = server.client().await;
-    games
-        .check_in(authed(
-            pb::CheckInRequest {
-                mutation: m(&game_id, ""),
-            },
-            &s.seat_token,
-        ))
-        .await
-        .unwrap();
+    check_in(&mut games, &game_id, &s.seat_token).await;
 
     // Nobody calls again: the game ends at the window's close, the tournament after it.
     let addr: Address = Arc::new(RwLock::new(server.addr.clone()));

@@ -268,6 +268,23 @@ pub async fn play_as(
     Ok(c.play(authed(req, token)).await?.into_inner().result.unwrap())
 }
 
+/// A seat checks in to a scheduled game: the game after it.
+pub async fn check_in(c: &mut GameServiceClient<Channel>, game_id: &str, token: &str) -> pb::GameState {
+    c.check_in(authed(
+        pb::CheckInRequest {
+            mutation: m(game_id, ""),
+        },
+        token,
+    ))
+    .await
+    .unwrap()
+    .into_inner()
+    .result
+    .unwrap()
+    .state
+    .unwrap()
+}
+
 pub async fn pass(c: &mut GameServiceClient<Channel>, g: &Game, token: &str) -> pb::CommandResult {
     c.pass(authed(
         pb::PassRequest {

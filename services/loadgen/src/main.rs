@@ -26,7 +26,11 @@ use weiqi_proto::v1::game_service_client::GameServiceClient;
 use weiqi_rules::{Move, Policy, Rules, State};
 
 mod report;
+mod server_usage;
+mod spectators;
 use report::{Stats, Watch, add_error_kinds, count_error, new_hist, record_all};
+use server_usage::{by_name, cpu_seconds, resident_bytes, thread_cpu_seconds};
+use spectators::{watchers, watchers_runtime};
 
 #[derive(Parser, Clone)]
 #[command(name = "weiqi-loadgen", about = "Load generator for the weiqi game service")]
@@ -520,148 +524,6 @@ fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-/// The spectators' runtime: one worker thread beside the players' (see `run`).
-fn watchers_runtime() -> &'static tokio::runtime::Runtime {
-    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
-    RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("watchers")
-            .enable_all()
-            .build()
-            .expect("the spectators' runtime")
-    })
-}
-
-/// `--watchers` streams on `game_id`, each recording how late every move reached it
-/// until `stop`; each returns its delays and how many moves it saw.
-fn watchers(
-    args: &Args,
-    chans: &[Channel],
-    game_id: &str,
-    stop: &Arc<AtomicBool>,
-) -> Vec<tokio::task::JoinHandle<(Vec<u64>, u64)>> {
-    (0..args.watchers)
-        .map(|w| {
-            let chan = chans[w % chans.len()].clone();
-            let (game_id, stop) = (game_id.to_string(), stop.clone());
-            tokio::spawn(async move {
-                let mut hist: Vec<u64> = Vec::new();
-                let mut events = 0u64;
-                let mut req = tonic::Request::new(pb::WatchGameRequest {
-                    game_id: game_id.clone(),
-                    since_seq: 0,
-                });
-                if let Ok(v) = MetadataValue::try_from(game_id.as_str()) {
-                    req.metadata_mut().insert("x-weiqi-game", v);
-                }
-                let Ok(mut stream) = watch_heads(chan, req).await else {
-                    return (hist, events);
-                };
-                let opened = now_ms();
-                while !stop.load(Ordering::Relaxed) {
-                    match tokio::time::timeout(Duration::from_millis(200), stream.message()).await {
-                        Err(_) => continue,
-                        Ok(Ok(Some(m))) => {
-                            let Some(e) = m.event else { continue };
-                            // Moves made after the stream opened (the replay is not a delay).
-                            if e.kind == "move_played" && e.time_ms as u64 >= opened {
-                                let late_ms = now_ms().saturating_sub(e.time_ms as u64);
-                                hist.push(late_ms.max(1) * 1000);
-                                events += 1;
-                            }
-                        }
-                        Ok(_) => break,
-                    }
-                }
-                (hist, events)
-            })
-        })
-        .collect()
-}
-
-/// What a spectator of the load generator reads of each WatchGame item: its event's kind
-/// and server time, with the tags of `WatchGameResponse.event`, `Event.time_ms` and
-/// `Event.kind`. The rest (the game state, the event's payload) is skipped unread: ten
-/// thousand spectators share this process's one core, where a real one decodes its own
-/// items on its own device, and what is measured is the server's delivery.
-#[derive(Clone, PartialEq, prost::Message)]
-struct WatchedHead {
-    #[prost(message, optional, tag = "1")]
-    event: Option<EventHead>,
-}
-
-#[derive(Clone, PartialEq, prost::Message)]
-struct EventHead {
-    #[prost(int64, tag = "2")]
-    time_ms: i64,
-    #[prost(string, tag = "5")]
-    kind: String,
-}
-
-/// WatchGame, reading only each item's [`WatchedHead`].
-async fn watch_heads(
-    chan: Channel,
-    req: tonic::Request<pb::WatchGameRequest>,
-) -> Result<tonic::Streaming<WatchedHead>, tonic::Status> {
-    let mut grpc = tonic::client::Grpc::new(chan);
-    grpc.ready()
-        .await
-        .map_err(|e| tonic::Status::unavailable(e.to_string()))?;
-    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/weiqi.v1.GameService/WatchGame");
-    let codec = tonic_prost::ProstCodec::<pb::WatchGameRequest, WatchedHead>::default();
-    Ok(grpc.server_streaming(req, path, codec).await?.into_inner())
-}
-
-/// A process's CPU time so far, user and system, in seconds (`/proc/PID/stat`, Linux; at
-/// the kernel's 100 ticks a second, so a window of seconds measures it within 1%).
-fn cpu_seconds(pid: u32) -> Option<f64> {
-    cpu_seconds_of(std::path::Path::new(&format!("/proc/{pid}/stat")))
-}
-
-/// The user and system CPU seconds in a `/proc` `stat` file (a process's or a thread's).
-fn cpu_seconds_of(path: &std::path::Path) -> Option<f64> {
-    let stat = std::fs::read_to_string(path).ok()?;
-    // Fields after the command name (which may hold spaces), from the third on.
-    let rest = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i)?.parse::<u64>().ok();
-    // utime and stime are fields 14 and 15 of the whole line: 11 and 12 after the name.
-    Some((ticks(11)? + ticks(12)?) as f64 / 100.0)
-}
-
-/// Each live thread's (id, name) and CPU seconds so far (`/proc/PID/task`, Linux).
-fn thread_cpu_seconds(pid: u32) -> Option<std::collections::HashMap<(u32, String), f64>> {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    let mut threads = std::collections::HashMap::new();
-    for task in tasks.flatten() {
-        let Some(tid) = task.file_name().to_str().and_then(|t| t.parse::<u32>().ok()) else {
-            continue;
-        };
-        // (A thread may end between the listing and these reads: then it is skipped.)
-        let Ok(name) = std::fs::read_to_string(task.path().join("comm")) else {
-            continue;
-        };
-        if let Some(s) = cpu_seconds_of(&task.path().join("stat")) {
-            threads.insert((tid, name.trim().to_string()), s);
-        }
-    }
-    Some(threads)
-}
-
-/// CPU seconds between two readings of [`thread_cpu_seconds`], summed by thread name; a
-/// thread started in between counts from zero.
-fn by_name(
-    before: &std::collections::HashMap<(u32, String), f64>,
-    after: &std::collections::HashMap<(u32, String), f64>,
-) -> std::collections::BTreeMap<String, f64> {
-    let mut sums = std::collections::BTreeMap::new();
-    for (key, s) in after {
-        *sums.entry(key.1.clone()).or_default() += s - before.get(key).copied().unwrap_or(0.0);
-    }
-    sums
-}
-
 /// mimalloc's `mi_option_purge_delay`: its place in `mi_option_e` (mimalloc.h, v3, as
 /// vendored by the pinned libmimalloc-sys 0.1.49, which names only the stable options).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
@@ -682,20 +544,6 @@ fn keep_freed_memory() {
             libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1)
         };
     }
-}
-
-/// A process's resident memory (`VmRSS` in `/proc/PID/status`, Linux), in bytes.
-fn resident_bytes(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb * 1024)
 }
 
 /// One round: with `--compare`, the references first (the two ceilings, Ping and durable
