@@ -487,7 +487,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     {
         let _ = args;
         anyhow::bail!(
-            "this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see README)"
+            "this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see docs/selfplay-and-training.md)"
         )
     }
 }

@@ -1,6 +1,6 @@
 //! End-to-end, as careless and hostile clients: settings out of bounds, reused request
 //! ids, unknown games, free handicap and scheduled starts through the API, the lag
-//! allowance, and the transport's limits and per-client quotas (the README's "Limits and
+//! allowance, and the transport's limits and per-client quotas (docs/service.md's "Limits and
 //! hostile clients").
 
 mod support;
@@ -395,7 +395,7 @@ async fn transport_limits() {
     ping(&mut b).await.unwrap();
 
     // A request message over 64 KiB is refused by tonic before it is decoded
-    // (OUT_OF_RANGE, one of the errors that carry no ErrorInfo: see the README).
+    // (OUT_OF_RANGE, one of the errors that carry no ErrorInfo: see docs/service.md).
     let big = pb::PingRequest {
         payload: vec![0; 100_000],
         durable: false,

@@ -82,7 +82,7 @@ pub struct DeadEstimate {
 
 impl Default for DeadEstimate {
     /// Chosen against GNU Go's `final_status_list dead` on GNU Go self-play games
-    /// (`bench/dead_stones.py`; the figures are in the README).
+    /// (`bench/dead_stones.py`; the figures are in docs/rules-engine.md).
     fn default() -> DeadEstimate {
         DeadEstimate {
             playouts: DEFAULT_DEAD_PLAYOUTS,

@@ -64,9 +64,9 @@ mod postgres;
 mod sqlite;
 mod tournaments;
 
-pub use matchmaking::{Challenge, ChallengeState, MatchStore, Pairing, PlayerEvent, PlayerEventKind, Seek};
+pub use matchmaking::MatchStore;
 pub use memory::MemoryStore;
-pub use players::{HistoryRow, PlayerRecord, PlayerStore, RateFn, RatedGame, RatingRow};
+pub use players::PlayerStore;
 pub use postgres::PgStore;
 pub use sqlite::{DEFAULT_COMMIT_SPACING, MAX_COMMIT_SPACING, SqliteStore};
 pub use tournaments::{TournamentRow, TournamentStore};

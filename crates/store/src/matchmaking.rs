@@ -9,129 +9,10 @@
 //! leaves the pairing for any server to finish (`unstarted_pairings`).
 
 use serde::{Deserialize, Serialize};
-use weiqi_game::{PlayerRef, Settings};
+use weiqi_game::PlayerRef;
+use weiqi_players::{Challenge, ChallengeState, Pairing, PlayerEvent, PlayerEventKind, Seek};
 
 use crate::{StoreError, StoreFuture};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ChallengeState {
-    Open,
-    Accepted,
-    Declined,
-    Cancelled,
-    Expired,
-}
-
-impl ChallengeState {
-    pub fn name(self) -> &'static str {
-        match self {
-            ChallengeState::Open => "open",
-            ChallengeState::Accepted => "accepted",
-            ChallengeState::Declined => "declined",
-            ChallengeState::Cancelled => "cancelled",
-            ChallengeState::Expired => "expired",
-        }
-    }
-
-    fn from_name(s: &str) -> Result<ChallengeState, StoreError> {
-        [
-            ChallengeState::Open,
-            ChallengeState::Accepted,
-            ChallengeState::Declined,
-            ChallengeState::Cancelled,
-            ChallengeState::Expired,
-        ]
-        .into_iter()
-        .find(|c| c.name() == s)
-        .ok_or_else(|| StoreError::local(format!("unknown challenge state {s:?}")))
-    }
-}
-
-/// A direct challenge: the challenger hosts the game it would start.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Challenge {
-    pub id: String,
-    pub challenger: PlayerRef,
-    pub challenged: PlayerRef,
-    pub settings: Settings,
-    pub state: ChallengeState,
-    /// Why it was declined, machine-readable ("board_size", "too_many_games", ...).
-    #[serde(default)]
-    pub reason: String,
-    #[serde(default)]
-    pub game_id: Option<String>,
-    pub created_ms: u64,
-    pub expires_ms: u64,
-}
-
-/// An automatch request.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Seek {
-    pub id: String,
-    pub player: PlayerRef,
-    /// The player's rating when they sought (pairing compares these).
-    pub rating: f64,
-    /// Board sizes accepted, preferred first.
-    pub sizes: Vec<u32>,
-    /// Main time accepted, an inclusive range.
-    pub main_min_ms: u64,
-    pub main_max_ms: u64,
-    pub rated: bool,
-    /// Rating difference accepted at once; it widens as the seek waits.
-    pub window: f64,
-    /// Accepts a handicap game when the ratings differ.
-    pub handicap: bool,
-    pub created_ms: u64,
-}
-
-/// A game the server pairs (an accepted challenge, two matched seeks): written when the
-/// players are paired, the game created from it afterwards by whichever server gets there
-/// (its ids derive from the pairing's, so creating it twice is creating it once).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Pairing {
-    pub id: String,
-    pub game_id: String,
-    pub host: PlayerRef,
-    pub guest: PlayerRef,
-    pub settings: Settings,
-    pub created_ms: u64,
-}
-
-/// What a player's feed tells them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum PlayerEventKind {
-    ChallengeReceived {
-        challenge: Challenge,
-    },
-    /// A challenge the player made or received was accepted, declined, cancelled or
-    /// expired.
-    ChallengeAnswered {
-        challenge: Challenge,
-    },
-    Matched {
-        seek_id: String,
-        game_id: String,
-    },
-    GameStarted {
-        game_id: String,
-    },
-    /// `result` as SGF writes it ("B+R", "W+3.5", "0" for a draw, "Void").
-    GameEnded {
-        game_id: String,
-        result: String,
-    },
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct PlayerEvent {
-    /// Increasing over all players' events (a feed resumes after the last it saw).
-    pub seq: u64,
-    pub player_id: String,
-    pub at_ms: u64,
-    pub kind: PlayerEventKind,
-}
 
 pub trait MatchStore: Send + Sync + 'static {
     /// Opens a challenge and tells the challenged player; false (and nothing written) when
@@ -280,7 +161,8 @@ fn seek_of((id, body, created): (String, String, i64)) -> Result<Seek, StoreErro
 
 fn challenge_of((id, state, body): (String, String, String)) -> Result<Challenge, StoreError> {
     let mut c: Challenge = parse(&id, &body)?;
-    c.state = ChallengeState::from_name(&state)?;
+    c.state = ChallengeState::from_name(&state)
+        .ok_or_else(|| StoreError::local(format!("unknown challenge state {state:?}")))?;
     Ok(c)
 }
 

@@ -4,65 +4,11 @@
 //! and a rating's read, update and history row are one transaction: two games of the same
 //! player ending at once update it one after the other, never from the same old value.
 
+use weiqi_players::{HistoryRow, PlayerRecord, RateFn, RatedGame, RatingRow};
+
 use crate::StoreFuture;
 
-/// An account.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlayerRecord {
-    pub id: String,
-    pub name: String,
-    pub bot: bool,
-    /// A guest account (registered here, with a token) rather than a platform's player.
-    pub guest: bool,
-    pub created_ms: u64,
-}
-
-/// A player's rating at one board size.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RatingRow {
-    pub board_size: u32,
-    pub rating: f64,
-    pub deviation: f64,
-    pub volatility: f64,
-    /// Rated games played at this size.
-    pub games: u32,
-    /// When the last one ended (ms since the Unix epoch).
-    pub last_ms: u64,
-}
-
-/// One rated game in a player's history.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HistoryRow {
-    pub game_id: String,
-    pub board_size: u32,
-    pub at_ms: u64,
-    pub opponent_id: String,
-    /// 1 win, 0.5 draw, 0 loss.
-    pub score: f64,
-    pub rating_before: f64,
-    pub rating: f64,
-    pub deviation: f64,
-    pub volatility: f64,
-}
-
-/// A finished rated game to apply.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RatedGame {
-    pub game_id: String,
-    pub board_size: u32,
-    pub at_ms: u64,
-    pub black: String,
-    pub white: String,
-    /// Black's score: 1, 0.5 or 0.
-    pub black_score: f64,
-}
-
-/// The rating update, given both players' ratings at the game's size (none before their
-/// first rated game there): for Black then White, the rating before (the starting rating
-/// for a first game) and the new rating. Pure; the store runs it inside the transaction
-/// that reads and writes the ratings.
-pub type RateFn = fn(black: Option<RatingRow>, white: Option<RatingRow>, game: &RatedGame) -> [(f64, RatingRow); 2];
-
+/// Accounts and ratings (the records are `weiqi-players`'s).
 pub trait PlayerStore: Send + Sync + 'static {
     /// A new guest account with the hash of its token.
     fn register_guest(&self, player: PlayerRecord, token_hash: String) -> StoreFuture<'_, ()>;

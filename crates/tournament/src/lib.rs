@@ -35,7 +35,7 @@ pub use events::{Board, Entrant, Round, Seeding, Stage, TournamentEvent, Tournam
 pub use standings::{Outcome, Standing};
 pub use tournament::{GameIds, Tournament};
 
-/// Limits on what a tournament may ask for (documented in the README).
+/// Limits on what a tournament may ask for (documented in docs/players.md, "Tournaments (C9)").
 pub mod limits {
     /// Groups: 1 to 16 (a power of two when a knockout follows, so the bracket is full).
     pub const MAX_GROUPS: u32 = 16;

@@ -532,7 +532,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// last use (v3's purge delay) and faults it back in at the next allocation; here those
 /// stalls of the load generator counted as the server's latency, since a move's latency
 /// runs from its arrival time (at a human pace, moves' p99 12.4-31 ms with purging off
-/// against 24-346 ms with it on; README). `MIMALLOC_PURGE_DELAY` (or its older name
+/// against 24-346 ms with it on; docs/performance.md). `MIMALLOC_PURGE_DELAY` (or its older name
 /// `MIMALLOC_RESET_DELAY`) still decides if set.
 fn keep_freed_memory() {
     let set = |name| std::env::var_os(name).is_some();

@@ -1,6 +1,6 @@
 //! The most a single call can cost: the service's worst cases, each timed in one process
 //! (hub and service on the in-memory store, no transport), as microseconds per call. The
-//! aim is about a millisecond at most whatever the request (README, "Limits and hostile
+//! aim is about a millisecond at most whatever the request (docs/service.md, "Limits and hostile
 //! clients").
 //!
 //! `cargo run --release -p weiqi-server --example hostile_bench`

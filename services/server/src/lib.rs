@@ -208,13 +208,20 @@ async fn serve<S: EventStore>(
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
     let shared = cluster.is_some();
+    // Ratings and players' feeds follow the games' lives (the hub's listener).
+    let feed_wake = Arc::new(tokio::sync::Notify::new());
+    let life = Arc::new(players::life::GameLife {
+        accounts: player_store.clone(),
+        feed_wake: feed_wake.clone(),
+    });
     let mut hub = Hub::new(store, secret, metrics.clone(), stop_rx.clone())
-        .with_players(player_store.clone())
+        .with_listener(life.clone())
         .with_park_after(cfg.park_after_ms);
     if let Some(cluster) = cluster {
         hub = hub.with_cluster(cluster);
     }
     let hub = Arc::new(hub);
+    let host: Arc<dyn hub::GameHost> = hub.clone();
     // (Other servers beat every `heartbeat_ms`: a shorter gap, twice over, is not downtime.)
     hub.recover(2 * cfg.heartbeat_ms).await?;
     tokio::spawn(hub.clone().heartbeat_loop(cfg.heartbeat_ms));
@@ -231,22 +238,29 @@ async fn serve<S: EventStore>(
         tokio::spawn(hub.clone().open_ttl_loop(cfg.open_game_ttl_ms));
     }
     // Players' feeds and automatch (with their recovery passes).
-    hub.recover_ratings().await;
+    life.recover_ratings(&host).await;
     let feed = Arc::new(players::feed::Feed::new(
         player_store.clone(),
         hub.time,
-        hub.player_events.clone(),
+        feed_wake.clone(),
     ));
     tokio::spawn(feed.clone().run(stop_rx.clone()));
+    let matchmaking = Arc::new(players::matchmaking::Matchmaking {
+        store: player_store.clone(),
+        host: host.clone(),
+        feed_wake: feed_wake.clone(),
+        matchmaker_wake: Arc::new(tokio::sync::Notify::new()),
+    });
     let matchmaker = Arc::new(players::matchmaker::Matchmaker {
         accounts: player_store.clone(),
-        host: hub.clone(),
-        wake: Arc::new(tokio::sync::Notify::new()),
-        feed_wake: hub.player_events.clone(),
+        host: host.clone(),
+        wake: matchmaking.matchmaker_wake.clone(),
+        feed_wake,
+        life,
     });
-    tokio::spawn(matchmaker.clone().run(stop_rx.clone()));
+    tokio::spawn(matchmaker.run(stop_rx.clone()));
     // Tournaments: the director moves every running one on, on every server.
-    let tournaments = Arc::new(tournaments::Tournaments::new(player_store.clone(), hub.clone()));
+    let tournaments = Arc::new(tournaments::Tournaments::new(player_store.clone(), host));
     tokio::spawn(tournaments::director::run(tournaments.clone(), stop_rx.clone()));
 
     let listener = TcpListener::bind(&cfg.listen)
@@ -278,12 +292,11 @@ async fn serve<S: EventStore>(
             .with_players(players.clone()),
         limits.max_message_bytes,
     );
-    let player_svc = weiqi_proto::v1::player_service_server::PlayerServiceServer::new(players::PlayerSvc {
+    let player_svc = weiqi_proto::v1::player_service_server::PlayerServiceServer::new(players::grpc::PlayerSvc {
         players: players.clone(),
+        matchmaking,
         time: hub.time,
-        host: hub.clone(),
         feed,
-        matchmaker_wake: matchmaker.wake.clone(),
         default_lag_ms: cfg.lag_allowance_ms,
         stop: stop_rx.clone(),
     });

@@ -6,7 +6,7 @@
 //!
 //! The transport's own bounds (connections, streams per connection, header and message
 //! sizes, keepalive, deadlines) are set where the server is built (`lib.rs`); all are in
-//! [`Limits`], with the README's "Limits and hostile clients" listing them.
+//! [`Limits`], with docs/service.md's "Limits and hostile clients" listing them.
 
 use std::collections::HashMap;
 use std::net::IpAddr;

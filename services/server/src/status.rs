@@ -1,4 +1,4 @@
-//! The hub's errors, and the edge's own, as gRPC statuses: each with a code a client
+//! The hub's, the players' and the tournaments' errors, and the edge's own, as gRPC statuses: each with a code a client
 //! acts on and a `google.rpc.ErrorInfo` (domain `weiqi.v1`, a reason, where the game
 //! stood); a refused setting names its request field (`google.rpc.BadRequest`).
 
@@ -8,10 +8,14 @@ use prost::Message;
 use tonic::{Code, Status};
 use tonic_types::{ErrorDetails, StatusExt};
 use weiqi_game::{ClockField, Rejection, SettingField, TimeControl};
+use weiqi_players::{Class, Refusal};
 use weiqi_store::StoreError;
+use weiqi_tournament::TournamentError;
 
 use crate::convert::{phase_to, view_to};
 use crate::hub::{Denied, GameAt, HubError};
+use crate::players::PlayersError;
+use crate::tournaments::TournamentsError;
 
 pub const DOMAIN: &str = "weiqi.v1";
 /// Trailing metadata key that carries the current state of a stale call.
@@ -187,5 +191,74 @@ fn store_error(e: StoreError) -> Status {
 impl From<HubError> for Status {
     fn from(e: HubError) -> Status {
         hub_error(e)
+    }
+}
+
+/// A players' operation that did not go through, as a status: a refusal with its class's
+/// code and reason (a refused field as `bad_request` names it), a bad credential as
+/// UNAUTHENTICATED, the store's and the hub's failures as theirs.
+pub fn players_error(e: PlayersError) -> Status {
+    match e {
+        PlayersError::Refused(Refusal::BadField { field, message }) => bad_request(field, message),
+        PlayersError::Refused(r) => {
+            let code = match r.class() {
+                Class::BadRequest => Code::InvalidArgument,
+                Class::NotFound => Code::NotFound,
+                Class::NotYours => Code::PermissionDenied,
+                Class::NotNow => Code::FailedPrecondition,
+                Class::TooMany => Code::ResourceExhausted,
+                Class::Exists => Code::AlreadyExists,
+            };
+            let details = r.details();
+            let meta: Vec<(&str, &str)> = details.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            error(code, r.reason(), r.to_string(), &meta)
+        }
+        PlayersError::Unauthenticated(e) => error(Code::Unauthenticated, e.reason(), e.to_string(), &[]),
+        PlayersError::Store(e) => store_error(e),
+        PlayersError::Hub(e) => hub_error(e),
+    }
+}
+
+impl From<PlayersError> for Status {
+    fn from(e: PlayersError) -> Status {
+        players_error(e)
+    }
+}
+
+/// A tournament operation that did not go through, as a status with its reason.
+pub fn tournaments_error(e: TournamentsError) -> Status {
+    let message = e.to_string();
+    match e {
+        TournamentsError::NotFound { id } => error(
+            Code::NotFound,
+            "tournament_not_found",
+            message,
+            &[("tournament_id", &id)],
+        ),
+        TournamentsError::Refused(refused) => {
+            let (code, reason) = match refused {
+                TournamentError::InvalidSettings(_) => (Code::InvalidArgument, "invalid_tournament_settings"),
+                TournamentError::WrongPhase { .. } => (Code::FailedPrecondition, "wrong_tournament_phase"),
+                TournamentError::AlreadyRegistered(_) => (Code::AlreadyExists, "already_registered"),
+                TournamentError::Full { .. } => (Code::ResourceExhausted, "tournament_full"),
+                TournamentError::NotRegistered(_) => (Code::FailedPrecondition, "not_registered"),
+                TournamentError::NotOrganizer => (Code::PermissionDenied, "not_organizer"),
+                TournamentError::TooFewPlayers { .. } => (Code::FailedPrecondition, "too_few_players"),
+                TournamentError::NotOurGame(_) => (Code::NotFound, "not_a_tournament_game"),
+                TournamentError::Corrupt(_) => (Code::Internal, "corrupt_tournament"),
+            };
+            error(code, reason, message, &[])
+        }
+        TournamentsError::Conflict { id } | TournamentsError::IdTaken { id } => {
+            error(Code::Aborted, "conflict", message, &[("tournament_id", &id)])
+        }
+        TournamentsError::Store(e) => store_error(e),
+        TournamentsError::Hub(e) => hub_error(e),
+    }
+}
+
+impl From<TournamentsError> for Status {
+    fn from(e: TournamentsError) -> Status {
+        tournaments_error(e)
     }
 }

@@ -80,7 +80,7 @@ const MIGRATE_V1_COPY: &[&str] = &[
 
 /// The default least time between the starts of two group commits under load: up to 1 ms
 /// more latency for a write that arrives right after a commit began, against a commit
-/// per write at a human pace (the README's load test has the figures).
+/// per write at a human pace (docs/performance.md's load test has the figures).
 pub const DEFAULT_COMMIT_SPACING: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// The largest commit spacing: a mistyped setting must not stall every write for long.

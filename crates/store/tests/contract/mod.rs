@@ -260,13 +260,13 @@ pub async fn interleaved_games_load_apart_on<S: EventStore>(store: S, reopen: im
 /// A rating rule that shows lost updates: every game moves the winner up 5 and the loser
 /// down 5 from what the store holds.
 fn plus_five(
-    black: Option<weiqi_store::RatingRow>,
-    white: Option<weiqi_store::RatingRow>,
-    g: &weiqi_store::RatedGame,
-) -> [(f64, weiqi_store::RatingRow); 2] {
-    let side = |r: Option<weiqi_store::RatingRow>, score: f64| {
+    black: Option<weiqi_players::RatingRow>,
+    white: Option<weiqi_players::RatingRow>,
+    g: &weiqi_players::RatedGame,
+) -> [(f64, weiqi_players::RatingRow); 2] {
+    let side = |r: Option<weiqi_players::RatingRow>, score: f64| {
         let before = r.map_or(1500.0, |r| r.rating);
-        let after = weiqi_store::RatingRow {
+        let after = weiqi_players::RatingRow {
             board_size: g.board_size,
             rating: before + 10.0 * (score - 0.5),
             deviation: 100.0,
@@ -283,7 +283,7 @@ fn plus_five(
 /// current, each rated game applied once, concurrent games of the same players applied one
 /// after the other (no lost update), the leaderboard and the history.
 pub async fn players_on<S: weiqi_store::PlayerStore + Clone>(store: S) {
-    use weiqi_store::{PlayerRecord, RatedGame};
+    use weiqi_players::{PlayerRecord, RatedGame};
     let rec = |id: &str, guest: bool| PlayerRecord {
         id: id.into(),
         name: id.to_uppercase(),
@@ -371,7 +371,7 @@ pub async fn players_on<S: weiqi_store::PlayerStore + Clone>(store: S) {
 /// that pairs players happens once, however many callers race for it.
 pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
     use weiqi_game::PlayerRef;
-    use weiqi_store::{Challenge, ChallengeState, Pairing, PlayerEventKind, Seek};
+    use weiqi_players::{Challenge, ChallengeState, Pairing, PlayerEventKind, Seek};
     let who = |id: &str| PlayerRef {
         id: id.into(),
         name: id.to_uppercase(),
@@ -441,7 +441,7 @@ pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
     assert!(!store.pairing_started("c:c1".into()).await.unwrap());
     assert!(store.unstarted_pairings(100).await.unwrap().is_empty());
     // Feeds: b received c1 and heard it accepted; c received c2 and declined it.
-    let kinds = |events: Vec<weiqi_store::PlayerEvent>| {
+    let kinds = |events: Vec<weiqi_players::PlayerEvent>| {
         events
             .into_iter()
             .map(|e| match e.kind {
@@ -575,7 +575,7 @@ pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
 /// once.
 pub async fn tournaments_on<S: weiqi_store::TournamentStore + weiqi_store::MatchStore + Clone + 'static>(store: S) {
     use weiqi_game::PlayerRef;
-    use weiqi_store::Pairing;
+    use weiqi_players::Pairing;
     use weiqi_tournament::{Entrant, Seeding, TournamentEvent, TournamentPhase, TournamentSettings};
     let settings = TournamentSettings {
         name: "Cup".into(),

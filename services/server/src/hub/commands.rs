@@ -101,12 +101,8 @@ impl<S: EventStore> Hub<S> {
                 rejection,
                 at: GameAt::of(&game_id, &game),
             })?;
-        if settings_rated(&game)
-            && let Some(accounts) = &self.accounts
-        {
-            // Before the game exists: a server that stops after its last move can still
-            // find it and apply its ratings (`recover_ratings`).
-            accounts.expect_rating(game_id.clone(), now).await?;
+        if let Some(listener) = &self.listener {
+            listener.creating(&game_id, &game, now).await?;
         }
         self.store
             .append(Append {
@@ -364,17 +360,16 @@ impl<S: EventStore> Hub<S> {
             // learn of it by catching up, and the sum over servers counts it once.)
             self.metrics.games_finished.inc();
             self.ended(game_id);
-            self.rate(game_id, entry.game.get(), now).await;
         }
-        self.tell_players(game_id, entry.game.get(), phase).await;
+        if entry.game.get().phase() != phase
+            && let Some(listener) = &self.listener
+        {
+            listener.changed(game_id, entry.game.get(), phase, now).await;
+        }
         for b in published {
             entry.watchers.publish(b);
         }
         self.schedule(game_id, entry);
         Ok(result)
     }
-}
-
-fn settings_rated(g: &Game) -> bool {
-    g.settings().is_some_and(|s| s.rated)
 }

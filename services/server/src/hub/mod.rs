@@ -6,6 +6,7 @@
 //! - `commands`: the one command path (create, join, run);
 //! - `entry`: a game in memory and its lock;
 //! - `recovery`: back in step with the store (restart, interrupted command, replicas);
+//! - `listener`: what the rest of the server hears of a game's life;
 //! - `lobby`, `watch`, `audience`, `timers`, `periodic`: what the hub shows and does on its
 //!   own;
 //! - `view`, `error`: what it answers.
@@ -14,6 +15,7 @@ mod audience;
 mod commands;
 mod entry;
 mod error;
+mod listener;
 mod lobby;
 mod paired;
 mod periodic;
@@ -28,11 +30,12 @@ use std::sync::{Arc, RwLock};
 
 use tokio::sync::{Mutex, watch as signal};
 use weiqi_game::Ms;
-use weiqi_store::{Accounts, Cluster, EventStore};
+use weiqi_store::{Cluster, EventStore};
 
 pub use commands::{Caller, Created};
 pub use entry::{Broadcast, Entry, Published, redact_for_actor};
 pub use error::{Denied, GameAt, HubError, valid_game_id};
+pub use listener::{GameListener, ListenerFuture};
 pub use paired::GameHost;
 pub use time::TimeSource;
 pub use view::{GameView, Outcome};
@@ -60,11 +63,9 @@ pub struct Hub<S> {
     secret: Vec<u8>,
     pub metrics: Metrics,
     shutdown: signal::Receiver<bool>,
-    /// Where rated games' results and players' feeds go (none: nothing is rated, as in
-    /// tests of the core).
-    accounts: Option<Arc<dyn Accounts>>,
-    /// Woken when this server wrote to players' feeds (the feed reads them at once).
-    pub player_events: Arc<tokio::sync::Notify>,
+    /// Who hears of games created, started and ended (none: nobody, as in tests of the
+    /// core).
+    listener: Option<Arc<dyn GameListener>>,
     /// Games rest packed after a command unless the one before came less than this long
     /// before (quick play), and the periodic pass packs those idle this long.
     park_after_ms: Ms,
@@ -96,8 +97,7 @@ impl<S: EventStore> Hub<S> {
             secret,
             metrics,
             shutdown,
-            accounts: None,
-            player_events: Arc::new(tokio::sync::Notify::new()),
+            listener: None,
             park_after_ms: PARK_AFTER_MS,
             park_list: std::sync::Mutex::new(Vec::new()),
             ready: signal::Sender::new(true),
@@ -116,39 +116,10 @@ impl<S: EventStore> Hub<S> {
         self
     }
 
-    /// A hub that updates ratings in `accounts` when a rated game ends, and tells players
-    /// about their games.
-    pub fn with_players(mut self, accounts: Arc<dyn Accounts>) -> Hub<S> {
-        self.accounts = Some(accounts);
+    /// A hub that tells `listener` of its games' lives (see [`GameListener`]).
+    pub fn with_listener(mut self, listener: Arc<dyn GameListener>) -> Hub<S> {
+        self.listener = Some(listener);
         self
-    }
-
-    /// Applies a finished rated game to its players' ratings before the game's last
-    /// command is answered (so the players see their new ratings at once). The store
-    /// applies each game once (`rated_games`): a retry cannot count it twice. A failure
-    /// is logged, the game's result stands, and the recovery pass applies it later
-    /// ([`Hub::recover_ratings`]). False when nothing was applied.
-    async fn rate(&self, game_id: &str, game: &weiqi_game::Game, ended_ms: u64) -> bool {
-        let Some(accounts) = &self.accounts else { return false };
-        if !game.settings().is_some_and(|s| s.rated) {
-            return false;
-        }
-        let Some(rated) = crate::players::ratings::rated_game(game_id, game, ended_ms) else {
-            // A rated game that does not count (a forfeit, cancelled early): nothing to
-            // recover either.
-            let _ = accounts.drop_pending_rating(game_id.to_string()).await;
-            return false;
-        };
-        match accounts.rate_game(rated, crate::players::ratings::rate).await {
-            Ok(applied) => {
-                tracing::info!(game_id, applied, "ratings updated");
-                applied
-            }
-            Err(e) => {
-                tracing::warn!(game_id, error = %e, "rating update failed");
-                false
-            }
-        }
     }
 
     /// A hub that shares its store with other servers through `cluster`.

@@ -13,7 +13,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, broadcast, watch};
-use weiqi_store::{Accounts, PlayerEvent, StoreError};
+use weiqi_players::PlayerEvent;
+use weiqi_store::{Accounts, StoreError};
 
 use crate::hub::TimeSource;
 

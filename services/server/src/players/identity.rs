@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, errors::ErrorKind};
 use serde::Deserialize;
-use weiqi_store::{PlayerRecord, PlayerStore};
+use weiqi_players::PlayerRecord;
+use weiqi_store::PlayerStore;
 
 use crate::auth;
 

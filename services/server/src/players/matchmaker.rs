@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Notify, watch};
-use weiqi_store::{Accounts, Pairing, Seek};
+use weiqi_players::Pairing;
+use weiqi_players::automatch::{pair_up, pairing_id, pairing_of};
+use weiqi_store::Accounts;
 
-use super::matching::{game_for, pair_up};
+use super::life::GameLife;
 use crate::hub::GameHost;
 
 /// How often seeks are looked at without a new one arriving (windows widen meanwhile).
@@ -25,6 +27,8 @@ pub struct Matchmaker {
     pub wake: Arc<Notify>,
     /// Wakes the feed after writing to players' feeds.
     pub feed_wake: Arc<Notify>,
+    /// Ratings a stopped server left unapplied are applied by the sweep.
+    pub life: Arc<GameLife>,
 }
 
 impl Matchmaker {
@@ -55,7 +59,9 @@ impl Matchmaker {
         let now = self.host.now_ms();
         let mut started = 0;
         for (i, j) in pair_up(&seeks, now) {
-            let pairing = self.pairing(&seeks[i], &seeks[j], now);
+            let (older, newer) = (&seeks[i], &seeks[j]);
+            let game_id = self.host.paired_game_id(&pairing_id(older, newer));
+            let pairing = pairing_of(older, newer, game_id, now);
             let claimed = [&seeks[i], &seeks[j]].map(|s| (s.id.clone(), s.player.id.clone()));
             if !self.accounts.pair_seeks(claimed, pairing.clone()).await? {
                 // Another server paired one of them first.
@@ -68,21 +74,6 @@ impl Matchmaker {
             }
         }
         Ok(started)
-    }
-
-    fn pairing(&self, older: &Seek, newer: &Seek, now: u64) -> Pairing {
-        let (mut settings, older_hosts) = game_for(older, newer);
-        let (host, guest) = if older_hosts { (older, newer) } else { (newer, older) };
-        settings.reserved_guest = Some(guest.player.id.clone());
-        let id = format!("s:{}:{}", older.id, newer.id);
-        Pairing {
-            game_id: self.host.paired_game_id(&id),
-            id,
-            host: host.player.clone(),
-            guest: guest.player.clone(),
-            settings,
-            created_ms: now,
-        }
     }
 
     /// Creates a pairing's game (again: nothing changes) and marks it started.
@@ -111,6 +102,6 @@ impl Matchmaker {
             }
             Err(e) => tracing::warn!(error = %e, "reading unstarted pairings failed"),
         }
-        self.host.clone().recover_ratings().await;
+        self.life.recover_ratings(&self.host).await;
     }
 }

@@ -30,7 +30,7 @@ pub async fn run(t: Arc<Tournaments>, mut stop: watch::Receiver<bool>) {
         };
         for row in running {
             if let Err(e) = t.direct(&row.id).await {
-                tracing::warn!(tournament = %row.id, error = %e.message(), "directing a tournament failed");
+                tracing::warn!(tournament = %row.id, error = %e, "directing a tournament failed");
             }
         }
     }

@@ -1,5 +1,7 @@
 //! Tournaments (C9) on the service: the store's event log folded by `weiqi-tournament`,
-//! the games its rounds need created through the hub, and the `TournamentService` edge.
+//! the games its rounds need created through the hub (domain types and
+//! [`TournamentsError`] here), and the `TournamentService` edge (`service.rs`, with
+//! `convert.rs`), the only part that knows protobuf.
 //!
 //! Every change is decide, then append with the length the decision saw: of two servers
 //! (or two calls) deciding at once, one append lands and the other decides again on the
@@ -9,19 +11,37 @@
 
 pub mod convert;
 pub mod director;
+mod operations;
 pub mod service;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use tonic::{Code, Status};
 use weiqi_game::weiqi_rules::Color;
 use weiqi_game::{EndReason, GameResult, PlayerRef, Seat};
-use weiqi_store::{Accounts, Pairing};
+use weiqi_players::Pairing;
+use weiqi_store::{Accounts, StoreError};
 use weiqi_tournament::{Board, Outcome, Round, Tournament, TournamentError, TournamentEvent, TournamentPhase};
 
-use crate::hub::GameHost;
-use crate::status;
+use crate::hub::{GameHost, HubError};
+
+/// What a tournament operation fails with.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentsError {
+    #[error("no tournament {id}")]
+    NotFound { id: String },
+    /// The tournament's rules refuse it.
+    #[error(transparent)]
+    Refused(#[from] TournamentError),
+    #[error("the tournament kept changing under this call; retry")]
+    Conflict { id: String },
+    #[error("tournament id taken; retry")]
+    IdTaken { id: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Hub(#[from] HubError),
+}
 
 /// How often a decision is tried again after losing an append race.
 const MAX_RACES: usize = 8;
@@ -46,22 +66,13 @@ impl Tournaments {
         }
     }
 
-    /// The tournament as stored; NOT_FOUND when there is none.
-    pub async fn load(&self, id: &str) -> Result<Tournament, Status> {
-        let events = self
-            .store
-            .tournament_events(id.to_string())
-            .await
-            .map_err(status::store)?;
+    /// The tournament as stored; `NotFound` when there is none.
+    pub async fn load(&self, id: &str) -> Result<Tournament, TournamentsError> {
+        let events = self.store.tournament_events(id.to_string()).await?;
         if events.is_empty() {
-            return Err(status::error(
-                Code::NotFound,
-                "tournament_not_found",
-                format!("no tournament {id}"),
-                &[("tournament_id", id)],
-            ));
+            return Err(TournamentsError::NotFound { id: id.to_string() });
         }
-        Tournament::fold(&events).map_err(|e| tournament_error(&e))
+        Ok(Tournament::fold(&events)?)
     }
 
     /// Decides on the stored state and appends, again on a lost race; then creates the
@@ -70,34 +81,28 @@ impl Tournaments {
         &self,
         id: &str,
         decide: impl Fn(&Tournament) -> Result<Vec<TournamentEvent>, TournamentError>,
-    ) -> Result<Tournament, Status> {
+    ) -> Result<Tournament, TournamentsError> {
         for _ in 0..MAX_RACES {
             let mut t = self.load(id).await?;
-            let events = decide(&t).map_err(|e| tournament_error(&e))?;
+            let events = decide(&t)?;
             if events.is_empty() {
                 return Ok(t);
             }
             for e in &events {
-                t.apply(e).map_err(|e| tournament_error(&e))?;
+                t.apply(e)?;
             }
             let expected = t.version - events.len() as u64;
             if self
                 .store
                 .append_tournament(id.to_string(), expected, events, t.phase)
-                .await
-                .map_err(status::store)?
+                .await?
             {
                 self.changed.notify_waiters();
                 self.start_games(&t).await;
                 return Ok(t);
             }
         }
-        Err(status::error(
-            Code::Aborted,
-            "conflict",
-            "the tournament kept changing under this call; retry",
-            &[("tournament_id", id)],
-        ))
+        Err(TournamentsError::Conflict { id: id.to_string() })
     }
 
     /// Stores the pairing of every open board and creates its game (both again after a
@@ -111,17 +116,17 @@ impl Tournaments {
                 continue;
             };
             let started = async {
-                self.store.add_pairing(p.clone()).await.map_err(status::store)?;
-                self.host.clone().start_paired(&p).await.map_err(status::hub_error)?;
+                self.store.add_pairing(p.clone()).await?;
+                self.host.clone().start_paired(&p).await?;
                 let _ = self.store.pairing_started(p.id.clone()).await;
-                Ok::<_, Status>(())
+                Ok::<_, TournamentsError>(())
             };
             match started.await {
                 Ok(()) => {
                     self.started.lock().expect("poisoned").insert(board.pairing_id.clone());
                 }
                 Err(e) => {
-                    tracing::warn!(tournament = %t.id, pairing = %p.id, error = %e.message(), "creating a tournament game failed")
+                    tracing::warn!(tournament = %t.id, pairing = %p.id, error = %e, "creating a tournament game failed")
                 }
             }
         }
@@ -150,7 +155,7 @@ impl Tournaments {
 
     /// One step of the director for one tournament: results of finished games recorded,
     /// then the next round (or the end) if this one is complete.
-    pub async fn direct(&self, id: &str) -> Result<(), Status> {
+    pub async fn direct(&self, id: &str) -> Result<(), TournamentsError> {
         let t = self.load(id).await?;
         if t.phase != TournamentPhase::Running {
             return Ok(());
@@ -222,23 +227,6 @@ pub fn outcome_of(r: &GameResult) -> Outcome {
         // No result (C7), and a game cancelled (never, for a paired game): played again.
         (None, _) => Outcome::NoResult,
     }
-}
-
-/// A tournament's refusal as a status with its reason.
-pub fn tournament_error(e: &TournamentError) -> Status {
-    let msg = e.to_string();
-    let (code, reason) = match e {
-        TournamentError::InvalidSettings(_) => (Code::InvalidArgument, "invalid_tournament_settings"),
-        TournamentError::WrongPhase { .. } => (Code::FailedPrecondition, "wrong_tournament_phase"),
-        TournamentError::AlreadyRegistered(_) => (Code::AlreadyExists, "already_registered"),
-        TournamentError::Full { .. } => (Code::ResourceExhausted, "tournament_full"),
-        TournamentError::NotRegistered(_) => (Code::FailedPrecondition, "not_registered"),
-        TournamentError::NotOrganizer => (Code::PermissionDenied, "not_organizer"),
-        TournamentError::TooFewPlayers { .. } => (Code::FailedPrecondition, "too_few_players"),
-        TournamentError::NotOurGame(_) => (Code::NotFound, "not_a_tournament_game"),
-        TournamentError::Corrupt(_) => (Code::Internal, "corrupt_tournament"),
-    };
-    status::error(code, reason, msg, &[])
 }
 
 #[cfg(test)]

@@ -2,9 +2,10 @@
 //! plays. No IO: the matchmaker loop (`matchmaker.rs`) reads the seeks and claims pairs
 //! in the store, which refuses a seek that another server paired meanwhile.
 
-use weiqi_game::{ColorChoice, Settings, TimeControl};
+use weiqi_game::{ColorChoice, PlayerRef, Settings, TimeControl};
 use weiqi_rating::rank_value;
-use weiqi_store::Seek;
+
+use crate::{Pairing, RATED_SIZES, RatingRow, Refusal, Seek};
 
 /// The rating window a seek starts with when it names none.
 pub const DEFAULT_WINDOW: f64 = 300.0;
@@ -14,6 +15,62 @@ pub const MAX_WINDOW: f64 = 1000.0;
 /// Byo-yomi after the main time in automatch games.
 pub const PERIODS: u32 = 3;
 pub const PERIOD_MS: u64 = 30_000;
+
+/// The longest main time a seek may ask for.
+pub const MAX_SEEK_MAIN_S: u32 = 3 * 3600;
+
+/// What a player asks of automatch, as their request says it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeekAsk {
+    /// Board sizes accepted, preferred first.
+    pub sizes: Vec<u32>,
+    pub main_min_s: u32,
+    pub main_max_s: u32,
+    pub rated: bool,
+    /// Rating difference accepted at once; 0 for [`DEFAULT_WINDOW`].
+    pub rating_window: u32,
+    pub handicap: bool,
+}
+
+/// The seek `player` (rated `ratings`) makes of `ask`, or why it is refused. The rating
+/// it is paired by is the player's at their preferred size (a new player's otherwise).
+pub fn seek(id: String, player: PlayerRef, ratings: &[RatingRow], ask: SeekAsk, now: u64) -> Result<Seek, Refusal> {
+    if ask.sizes.is_empty() || ask.sizes.iter().any(|s| !RATED_SIZES.contains(s)) {
+        return Err(Refusal::bad("board_sizes", "one or more of 9, 13 and 19"));
+    }
+    if ask.main_min_s > ask.main_max_s {
+        return Err(Refusal::EmptyRange {
+            min_s: ask.main_min_s,
+            max_s: ask.main_max_s,
+        });
+    }
+    if ask.main_max_s > MAX_SEEK_MAIN_S {
+        return Err(Refusal::bad("main_time_max_s", format!("at most {MAX_SEEK_MAIN_S} s")));
+    }
+    if f64::from(ask.rating_window) > MAX_WINDOW {
+        return Err(Refusal::bad("rating_window", "at most 1000"));
+    }
+    let rating = ratings
+        .iter()
+        .find(|r| r.board_size == ask.sizes[0])
+        .map_or(weiqi_rating::Rating::default().rating, |r| r.rating);
+    Ok(Seek {
+        id,
+        player,
+        rating,
+        sizes: ask.sizes,
+        main_min_ms: u64::from(ask.main_min_s) * 1000,
+        main_max_ms: u64::from(ask.main_max_s) * 1000,
+        rated: ask.rated,
+        window: if ask.rating_window == 0 {
+            DEFAULT_WINDOW
+        } else {
+            f64::from(ask.rating_window)
+        },
+        handicap: ask.handicap,
+        created_ms: now,
+    })
+}
 
 /// The rating difference a seek accepts at `now_ms`.
 pub fn window(s: &Seek, now_ms: u64) -> f64 {
@@ -93,6 +150,27 @@ pub fn game_for(older: &Seek, newer: &Seek) -> (Settings, bool) {
         }
     }
     (s, older_hosts)
+}
+
+/// The id of the pairing two matched seeks make (its game's id derives from it).
+pub fn pairing_id(older: &Seek, newer: &Seek) -> String {
+    format!("s:{}:{}", older.id, newer.id)
+}
+
+/// The pairing two compatible seeks make, its game `game_id` (see [`game_for`]): the
+/// guest's seat is kept for the guest.
+pub fn pairing_of(older: &Seek, newer: &Seek, game_id: String, now: u64) -> Pairing {
+    let (mut settings, older_hosts) = game_for(older, newer);
+    let (host, guest) = if older_hosts { (older, newer) } else { (newer, older) };
+    settings.reserved_guest = Some(guest.player.id.clone());
+    Pairing {
+        id: pairing_id(older, newer),
+        game_id,
+        host: host.player.clone(),
+        guest: guest.player.clone(),
+        settings,
+        created_ms: now,
+    }
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
 //! Which finished games count for ratings, and the Glicko-2 update the store applies.
 
+use crate::{RatedGame, RatingRow};
 use weiqi_game::{EndReason, Game, Seat};
 use weiqi_rating::{Period, Rating, continuous::Side};
 use weiqi_rules::Color;
-use weiqi_store::{RatedGame, RatingRow};
 
 /// The rated game `game` makes, now that it is over; none when it does not count: not
 /// rated, anonymous seats, a forfeit, no result, or cancelled before move 2.
@@ -50,7 +50,7 @@ fn side(row: Option<RatingRow>) -> Side {
     }
 }
 
-/// The store's [`weiqi_store::RateFn`]: each game is its own rating period (see
+/// The store's [`crate::RateFn`]: each game is its own rating period (see
 /// `weiqi_rating::continuous`).
 pub fn rate(black: Option<RatingRow>, white: Option<RatingRow>, g: &RatedGame) -> [(f64, RatingRow); 2] {
     let (b, w) = (side(black), side(white));
