@@ -149,7 +149,7 @@ fn selfplay(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let rules = weiqi_rules::Rules::default();
-    let max_moves = size as usize * size as usize * 4;
+    let max_moves = weiqi_rules::move_cap(size);
     let (games, positions, wall, cpu) = timed_games(seconds, threads, &|t| {
         move |index| {
             let id = weiqi_selfplay::game_id(t as u64, index);

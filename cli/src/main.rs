@@ -592,7 +592,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         rules: rules.name().to_string(),
         komi: komi.unwrap_or(rules.rules().komi),
         games_per_shard,
-        max_moves: size as usize * size as usize * 4,
+        max_moves: weiqi_rules::move_cap(size),
         sgf,
         player: player_name,
         search,

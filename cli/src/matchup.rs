@@ -62,7 +62,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         size: args.size,
         rules,
         timeout: Duration::from_secs_f64(args.timeout),
-        max_moves: 4 * args.size as usize * args.size as usize,
+        max_moves: weiqi_rules::move_cap(args.size),
         seconds_per_move,
         lag: Duration::from_secs_f64(args.lag),
     };

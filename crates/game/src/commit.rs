@@ -3,9 +3,18 @@
 use sha2::{Digest, Sha256};
 use weiqi_rules::Move;
 
-/// Lower-case hex of SHA-256 of `text`.
-pub fn sha256_hex(text: &str) -> String {
-    hex::encode(Sha256::digest(text.as_bytes()))
+/// Lower-case hex of SHA-256 of `data` (commitments here; the server's token hashes too).
+pub fn sha256_hex(data: impl AsRef<[u8]>) -> String {
+    hex::encode(Sha256::digest(data.as_ref()))
+}
+
+/// [`sha256_hex`] on the stack: the server hashes a token on every mutating call to compare
+/// it with the stored hashes, and needs no allocation for that.
+pub fn sha256_hex_array(data: &[u8]) -> [u8; 64] {
+    let mut hex = [0u8; 64];
+    // (64 bytes are exactly what 32 need: encoding cannot fail.)
+    let _ = hex::encode_to_slice(Sha256::digest(data), &mut hex);
+    hex
 }
 
 /// The canonical text of a move inside a commitment: SGF coordinates, `pass` for a pass.
@@ -18,12 +27,12 @@ pub fn move_text(m: Move) -> String {
 
 /// Commitment to a sealed move: `sha256("<move>:<nonce>")`.
 pub fn seal_commitment(m: Move, nonce: &str) -> String {
-    sha256_hex(&format!("{}:{nonce}", move_text(m)))
+    sha256_hex(format!("{}:{nonce}", move_text(m)))
 }
 
 /// Commitment to a nigiri handful: `sha256("<stones>:<nonce>")`.
 pub fn nigiri_commitment(stones: u32, nonce: &str) -> String {
-    sha256_hex(&format!("{stones}:{nonce}"))
+    sha256_hex(format!("{stones}:{nonce}"))
 }
 
 /// Whether `s` looks like a SHA-256 hex digest.

@@ -15,7 +15,7 @@ mod settings;
 mod types;
 pub mod variant;
 
-pub use commit::{is_digest, move_text, nigiri_commitment, seal_commitment, sha256_hex};
+pub use commit::{is_digest, move_text, nigiri_commitment, seal_commitment, sha256_hex, sha256_hex_array};
 pub use game::{Corrupt, Game, MoveClock, ParkedGame, propose_dead};
 pub use types::*;
 pub use variant::bid_commitment;

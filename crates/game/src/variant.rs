@@ -52,12 +52,12 @@ pub fn bid_half_points(komi: f64, variant: Variant) -> Result<i64, Rejection> {
 
 /// Commitment to a bid: `sha256("<half points>:<nonce>")` (7.5 points is `15`).
 pub fn bid_commitment(half_points: i64, nonce: &str) -> String {
-    sha256_hex(&format!("{half_points}:{nonce}"))
+    sha256_hex(format!("{half_points}:{nonce}"))
 }
 
 /// Equal bids: the lot, from both nonces (the host's first). Even: the host plays Black.
 pub fn lot(host_nonce: &str, guest_nonce: &str) -> Seat {
-    let digest = sha256_hex(&format!("lot:{host_nonce}:{guest_nonce}"));
+    let digest = sha256_hex(format!("lot:{host_nonce}:{guest_nonce}"));
     let last = u8::from_str_radix(&digest[62..], 16).unwrap_or(0);
     if last.is_multiple_of(2) {
         Seat::Host

@@ -260,14 +260,8 @@ impl Tally {
 
     /// The 95% Wilson score interval of A's win rate.
     pub fn wilson95(&self) -> (f64, f64) {
-        if self.games == 0 {
-            return (0.0, 1.0);
-        }
-        let (n, p, z) = (self.games as f64, self.a_win_rate(), 1.96f64);
-        let denom = 1.0 + z * z / n;
-        let centre = (p + z * z / (2.0 * n)) / denom;
-        let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
-        ((centre - half).max(0.0), (centre + half).min(1.0))
+        let n = self.games as f64;
+        weiqi_rating::wilson95(self.a_win_rate() * n, n)
     }
 }
 

@@ -8,15 +8,18 @@
 //!   own rating period, and a rating's deviation grows with the time since the player's
 //!   last rated game (Lichess's way);
 //! - `rank` — kyu and dan from a rating (OGS's published formula);
-//! - `elo` — Elo ratings fitted to a table of match results (Bradley-Terry), for engines.
+//! - `elo` — Elo ratings fitted to a table of match results (Bradley-Terry), for engines;
+//! - `interval` — the Wilson score interval of a match's score.
 //!
 //! Pure: no IO, no clock (times are passed in), no randomness.
 
 pub mod continuous;
 pub mod elo;
 pub mod glicko2;
+pub mod interval;
 pub mod rank;
 
 pub use continuous::{Period, rate_game};
 pub use glicko2::{GameResult, Rating, update, update_over};
+pub use interval::wilson95;
 pub use rank::{Rank, rank_value};

@@ -13,7 +13,7 @@ fn main() {
     let finals: Vec<State> = (0..300)
         .map(|_| {
             let mut s = State::new(size, Rules::default()).unwrap();
-            s.play_random_game(Policy::Light, &mut rng, 4 * size as usize * size as usize);
+            s.play_random_game(Policy::Light, &mut rng, weiqi_rules::move_cap(size));
             s
         })
         .collect();

@@ -14,33 +14,13 @@
 //! lets dead groups be captured, which is why engines from GNU Go to Pachi score this way.
 //! The RNG is seeded from the position, so the proposal is deterministic.
 
-use rand_core::{RngCore, impls};
-
 use crate::benson;
 use crate::color::Color;
 use crate::coord::Point;
 use crate::playout::{Playout, PlayoutOptions, Policy};
+use crate::rng::SplitMix64;
 use crate::score::region_reach;
 use crate::state::State;
-
-/// SplitMix64: a small deterministic generator for internal estimates.
-pub(crate) struct SplitMix(pub u64);
-
-impl RngCore for SplitMix {
-    fn next_u32(&mut self) -> u32 {
-        (self.next_u64() >> 32) as u32
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn fill_bytes(&mut self, dest: &mut [u8]) {
-        impls::fill_bytes_via_next(self, dest)
-    }
-}
 
 /// How dead stones are judged: how many playouts, with which policy, and the share of them
 /// in which the opponent must own a chain's points. The server's proposal (C6) and `weiqi
@@ -369,7 +349,7 @@ fn group_losses(board: &crate::Board, chain_of: &[usize], chains: &[(Vec<Point>,
 fn ownership(state: &State, playouts: u32, policy: Policy) -> Vec<[u32; 2]> {
     let board = state.board();
     let mut owned = vec![[0u32; 2]; board.cell_count()];
-    let mut rng = SplitMix(board.hash() as u64 ^ (board.hash() >> 64) as u64);
+    let mut rng = SplitMix64(board.hash() as u64 ^ (board.hash() >> 64) as u64);
     // Rebuilt, not copied: the empty-point list and chain heads then depend on the stones
     // alone, not on the order of the moves that made them (or on whether the state was
     // packed at rest), and so do the playouts and the estimate.

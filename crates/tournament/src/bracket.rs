@@ -21,7 +21,7 @@ pub fn first_round(qualifiers: &[[Option<String>; 2]]) -> Vec<Option<String>> {
 /// A fair coin from the published seed for a knockout board: anyone can redo it.
 pub fn coin(seed: u64, round: u32, slot: u32, salt: u64) -> bool {
     let mut rng = SplitMix64(seed ^ (u64::from(round) << 40) ^ (u64::from(slot) << 8) ^ salt);
-    rng.next_u64() & 1 == 0
+    rng.next_value() & 1 == 0
 }
 
 /// Salts, so that colours and lots are independent coins.

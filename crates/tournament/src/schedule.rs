@@ -38,29 +38,8 @@ pub fn round_robin(n: usize) -> Vec<Round> {
 }
 
 /// SplitMix64: the draw's generator, so that anyone can redo a draw from its published
-/// seed.
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0), by rejection.
-    pub fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let x = self.next_u64();
-            if x < zone {
-                return x % n;
-            }
-        }
-    }
-}
+/// seed (the rules crate's, whose outputs never change).
+pub use weiqi_game::weiqi_rules::rng::SplitMix64;
 
 /// Fisher–Yates with SplitMix64 from `seed`.
 pub fn shuffle<T>(items: &mut [T], seed: u64) {

@@ -4,18 +4,7 @@
 use sha2::{Digest, Sha256};
 use tonic::metadata::MetadataMap;
 
-pub fn sha256_hex(data: &[u8]) -> String {
-    hex::encode(Sha256::digest(data))
-}
-
-/// [`sha256_hex`] on the stack: every mutating call hashes its token to compare it with
-/// the stored hashes, and needs no allocation for that.
-pub fn sha256_hex_bytes(data: &[u8]) -> [u8; 64] {
-    let mut hex = [0u8; 64];
-    // (64 bytes are exactly what 32 need: encoding cannot fail.)
-    let _ = hex::encode_to_slice(Sha256::digest(data), &mut hex);
-    hex
-}
+pub use weiqi_game::{sha256_hex, sha256_hex_array};
 
 /// HMAC-SHA256 (RFC 2104).
 fn hmac(key: &[u8], msg: &[u8]) -> [u8; 32] {
@@ -56,7 +45,7 @@ pub fn bearer(meta: &MetadataMap) -> Option<String> {
 mod tests {
     #[test]
     fn hex_on_the_stack_is_the_stored_form() {
-        let h = super::sha256_hex_bytes(b"token");
+        let h = super::sha256_hex_array(b"token");
         assert_eq!(&h[..], super::sha256_hex(b"token").as_bytes());
     }
 

@@ -307,12 +307,13 @@ async fn serve<S: EventStore>(
             default_lag_ms: cfg.lag_allowance_ms,
             stop: stop_rx.clone(),
         });
-    let web_grpc = tonic::service::Routes::new(svc.clone())
-        .add_service(player_svc.clone())
-        .add_service(tournament_svc.clone())
-        .add_service(health_svc.clone())
-        .into_axum_router()
-        .layer(tonic_web::GrpcWebLayer::new());
+    // The services, once: served on the gRPC listener (with reflection) and, over gRPC-Web,
+    // beside the web app.
+    let routes = tonic::service::Routes::new(svc)
+        .add_service(player_svc)
+        .add_service(tournament_svc)
+        .add_service(health_svc);
+    let web_grpc = routes.clone().into_axum_router().layer(tonic_web::GrpcWebLayer::new());
     let web_addr = side_listener(&cfg.web_listen, "web app", stop_rx.clone(), web::router(web_grpc)).await?;
     let grace = std::time::Duration::from_millis(cfg.shutdown_grace_ms);
     let mut stop_wait = stop_rx.clone();
@@ -342,12 +343,7 @@ async fn serve<S: EventStore>(
             &[weiqi_proto::FILE_DESCRIPTOR_SET, tonic_health::pb::FILE_DESCRIPTOR_SET],
         ))
         .layer(tonic_web::GrpcWebLayer::new())
-        .add_service(health_svc)
-        .add_service(reflection)
-        .add_service(reflection_v1alpha)
-        .add_service(svc)
-        .add_service(player_svc)
-        .add_service(tournament_svc)
+        .add_routes(routes.add_service(reflection).add_service(reflection_v1alpha))
         // Our own listener (bound above, to learn the port) loses the builder's TCP_NODELAY:
         // set it here. With Nagle's algorithm on, answers waited for the client's ACKs.
         .serve_with_incoming_shutdown(

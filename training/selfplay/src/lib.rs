@@ -37,7 +37,9 @@ pub use play::{
     Chooser, GameData, PlayPolicy, cells, encode_planes, move_index, play_game, play_game_from, play_game_with,
     play_policy_from,
 };
-pub use search::{Eval, Evaluator, Leaf, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search};
+pub use search::{
+    Eval, EvalError, Evaluator, Leaf, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search,
+};
 pub use shard::{
     Manifest, Partition, Results, Shard, ShardInfo, pending, read_shard, run, run_search, run_with, shard_bytes,
     shard_file, shard_from_bytes,
@@ -93,6 +95,9 @@ pub enum Error {
     Invalid(String),
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
+    /// The network failed to evaluate: the run stops (its shards so far are kept).
+    #[error(transparent)]
+    Eval(#[from] EvalError),
     /// A shard or manifest that fails its checks (see [`index`]).
     #[error("{path}: {why}")]
     BadShard { path: String, why: String },
@@ -103,8 +108,5 @@ pub enum Error {
 
 /// The deterministic id of game `index` of a run seeded with `seed`.
 pub fn game_id(seed: u64, index: u64) -> u64 {
-    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    weiqi_rules::rng::mix64(seed ^ index.wrapping_mul(weiqi_rules::rng::GAMMA))
 }

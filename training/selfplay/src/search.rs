@@ -26,8 +26,24 @@ pub struct Eval {
 /// Evaluates positions in batches: a network, or [`UniformEvaluator`].
 pub trait Evaluator {
     /// `features` holds `batch` positions of [`PLANES`] x N x N bytes, as written by
-    /// [`encode_planes`]; the answer has one [`Eval`] per position, in order.
-    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval>;
+    /// [`encode_planes`]; the answer has one [`Eval`] per position, in order. A network
+    /// that cannot evaluate says so: the search stops rather than go on with made-up
+    /// priors.
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Result<Vec<Eval>, EvalError>;
+}
+
+/// An evaluation that failed (a tensor that could not be read back, a wrong shape).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("the network could not evaluate: {0}")]
+pub struct EvalError(pub String);
+
+/// The answer of `evaluate` for `batch` positions, checked for one evaluation each.
+fn checked(evals: Result<Vec<Eval>, EvalError>, batch: usize) -> Result<Vec<Eval>, EvalError> {
+    let evals = evals?;
+    if evals.len() != batch {
+        return Err(EvalError(format!("{} evaluations for {batch} positions", evals.len())));
+    }
+    Ok(evals)
 }
 
 /// Uniform priors and value 0: the search then knows only the exact outcomes of the
@@ -39,15 +55,15 @@ pub struct UniformEvaluator {
 }
 
 impl Evaluator for UniformEvaluator {
-    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval> {
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Result<Vec<Eval>, EvalError> {
         debug_assert_eq!(features.len(), batch * PLANES * self.area);
-        vec![
+        Ok(vec![
             Eval {
                 logits: vec![0.0; self.area + 1],
                 value: 0.0,
             };
             batch
-        ]
+        ])
     }
 }
 
@@ -369,21 +385,18 @@ pub fn search<E: Evaluator + ?Sized>(
     cfg: &SearchConfig,
     eval: &mut E,
     rng: &mut SmallRng,
-) -> RootResult {
+) -> Result<RootResult, EvalError> {
     let n = state.board().width() as usize;
     let max_moves = usize::MAX;
     let mut tree = Tree::new();
     while !tree.done(cfg.visits) {
         if let Some(leaf) = tree.select(state, history, cfg, max_moves) {
-            let e = eval.evaluate(&leaf.features, 1).pop().unwrap_or(Eval {
-                logits: vec![0.0; n * n + 1],
-                value: 0.0,
-            });
+            let e = checked(eval.evaluate(&leaf.features, 1), 1)?.remove(0);
             tree.expand(leaf, &e, cfg, Some(&mut *rng));
         }
     }
     let sample = state.move_number() < cfg.temperature_plies;
-    tree.result(n, if sample { Some(rng) } else { None })
+    Ok(tree.result(n, if sample { Some(rng) } else { None }))
 }
 
 /// A game being played by [`play_games`].
@@ -412,7 +425,7 @@ pub fn play_games<E: Evaluator + ?Sized>(
     sgf: bool,
     eval: &mut E,
     done: &(dyn Fn() + Sync),
-) -> Vec<GameData> {
+) -> Result<Vec<GameData>, EvalError> {
     let n = size as usize;
     let area = n * n;
     let mut out: Vec<Option<GameData>> = (0..ids.len()).map(|_| None).collect();
@@ -468,14 +481,14 @@ pub fn play_games<E: Evaluator + ?Sized>(
         if waiting.is_empty() {
             continue;
         }
-        let evals = eval.evaluate(&features, waiting.len());
+        let evals = checked(eval.evaluate(&features, waiting.len()), waiting.len())?;
         for ((k, leaf), e) in waiting.drain(..).zip(evals) {
             let g = &mut live[k];
             let root = leaf.node == 0;
             g.tree.expand(leaf, &e, cfg, if root { Some(&mut g.rng) } else { None });
         }
     }
-    out.into_iter().map(|d| d.expect("every game finished")).collect()
+    Ok(out.into_iter().map(|d| d.expect("every game finished")).collect())
 }
 
 /// Runs simulations until one needs an evaluation; plays the move when the search is
@@ -521,7 +534,10 @@ mod tests {
         let cfg = SearchConfig::for_size(5, 1);
         let mut tree = Tree::new();
         let leaf = tree.select(&s, &hist, &cfg, 100).expect("the root needs an evaluation");
-        let eval = UniformEvaluator { area: 25 }.evaluate(&leaf.features, 1).remove(0);
+        let eval = UniformEvaluator { area: 25 }
+            .evaluate(&leaf.features, 1)
+            .unwrap()
+            .remove(0);
         let mut rng = SmallRng::seed_from_u64(9);
         tree.expand(leaf, &eval, &cfg, if noise { Some(&mut rng) } else { None });
         tree.edges.iter().map(|e| e.prior).collect()

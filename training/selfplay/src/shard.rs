@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use crate::objects::Objects;
 use crate::play::{GameData, play_game, play_policy_from};
-use crate::search::{Evaluator, play_games};
+use crate::search::{EvalError, Evaluator, play_games};
 use crate::{Config, Error, PLANES, SCHEMA_VERSION, game_id};
 
 /// One shard's entry in the manifest, with its games' results (so that a resumed run
@@ -339,14 +339,14 @@ pub fn run_with(
     play: &(dyn Fn(u64) -> GameData + Sync),
 ) -> Result<Manifest, Error> {
     run_shards(config, out, progress, None, &|range, tick| {
-        range
+        Ok(range
             .into_par_iter()
             .map(|i| {
                 let g = play(i);
                 tick();
                 g
             })
-            .collect()
+            .collect())
     })
 }
 
@@ -386,8 +386,8 @@ pub fn run_search<E: Evaluator + Send>(
                     tick,
                 )
             })
-            .collect();
-        parts.into_iter().flatten().collect()
+            .collect::<Result<_, EvalError>>()?;
+        Ok(parts.into_iter().flatten().collect())
     })
 }
 
@@ -400,7 +400,7 @@ fn rules_of(config: &Config) -> Result<weiqi_rules::Rules, Error> {
 }
 
 /// Plays the games of one shard (a range of indices), calling `tick` as each ends.
-type ShardProducer<'a> = dyn Fn(std::ops::Range<u64>, &(dyn Fn() + Sync)) -> Vec<GameData> + Sync + 'a;
+type ShardProducer<'a> = dyn Fn(std::ops::Range<u64>, &(dyn Fn() + Sync)) -> Result<Vec<GameData>, Error> + Sync + 'a;
 
 fn run_shards(
     config: &Config,
@@ -492,8 +492,17 @@ fn run_shards(
             }
             Ok(())
         });
+        let mut produced = Ok(());
         for &k in &todo {
-            let games: Vec<GameData> = produce(games_of(k), &|| bar.inc(1));
+            let games = match produce(games_of(k), &|| bar.inc(1)) {
+                Ok(games) => games,
+                Err(e) => {
+                    // The shards written so far stay (the manifest lists them); the run
+                    // resumes from here once the cause is mended.
+                    produced = Err(e);
+                    break;
+                }
+            };
             if tx.send((k, games)).is_err() {
                 break; // the writer failed; its error is reported below
             }
@@ -501,7 +510,8 @@ fn run_shards(
         drop(tx);
         writer
             .join()
-            .map_err(|_| Error::Invalid("shard writer panicked".into()))?
+            .map_err(|_| Error::Invalid("shard writer panicked".into()))??;
+        produced
     })?;
     bar.finish_and_clear();
     manifest.shards.sort_by(|a, b| a.file.cmp(&b.file));

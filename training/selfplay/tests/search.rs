@@ -10,7 +10,7 @@ use rand::rngs::SmallRng;
 use weiqi_rules::sgf::GameRecord;
 use weiqi_rules::{Color, Move, Point, Preset, Rules, State};
 use weiqi_selfplay::{
-    Config, Eval, Evaluator, Objects, PLANES, PlayPolicy, SearchConfig, UniformEvaluator, cells, play_games,
+    Config, Eval, EvalError, Evaluator, Objects, PLANES, PlayPolicy, SearchConfig, UniformEvaluator, cells, play_games,
     read_shard, run_search, search,
 };
 
@@ -22,10 +22,10 @@ struct Material {
 }
 
 impl Evaluator for Material {
-    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval> {
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Result<Vec<Eval>, EvalError> {
         self.batches.push(batch);
         let per = PLANES * self.area;
-        (0..batch)
+        Ok((0..batch)
             .map(|b| {
                 let f = &features[b * per..(b + 1) * per];
                 let mine: i32 = f[..self.area].iter().map(|&x| x as i32).sum();
@@ -35,7 +35,7 @@ impl Evaluator for Material {
                     value: ((mine - theirs) as f32 / self.area as f32 * 4.0).clamp(-1.0, 1.0),
                 }
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -45,9 +45,9 @@ struct BlackDespairs {
 }
 
 impl Evaluator for BlackDespairs {
-    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval> {
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Result<Vec<Eval>, EvalError> {
         let per = PLANES * self.area;
-        (0..batch)
+        Ok((0..batch)
             .map(|b| {
                 let f = &features[b * per..(b + 1) * per];
                 let stones: u32 = f[..self.area]
@@ -68,7 +68,7 @@ impl Evaluator for BlackDespairs {
                     value: v,
                 }
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -109,7 +109,7 @@ fn search_sees_exact_terminal_results() {
     let hist = vec![cells(&s, 5)];
     let cfg = SearchConfig::for_play(5, 64);
     let mut rng = SmallRng::seed_from_u64(1);
-    let r = search(&s, &hist, &cfg, &mut UniformEvaluator { area: 25 }, &mut rng);
+    let r = search(&s, &hist, &cfg, &mut UniformEvaluator { area: 25 }, &mut rng).unwrap();
     let black_area_wins = s.tromp_taylor_score().white_minus_black < 0.0;
     assert!(black_area_wins);
     assert_eq!(r.mv, Move::Pass, "{r:?}");
@@ -144,7 +144,8 @@ fn search_finds_the_capture() {
             batches: vec![],
         },
         &mut rng,
-    );
+    )
+    .unwrap();
     assert_eq!(r.mv, Move::Place(Point::new(1, 1)), "{r:?}");
 }
 
@@ -163,7 +164,8 @@ fn batched_games_are_legal_and_deterministic() {
     };
     let games = play_games(&ids, 5, rules, &cfg, 100, true, &mut ev, &|| {
         done.fetch_add(1, Ordering::Relaxed);
-    });
+    })
+    .unwrap();
     assert_eq!(done.load(Ordering::Relaxed), 10);
     assert_eq!(games.len(), 10);
     assert_eq!(
@@ -203,7 +205,8 @@ fn batched_games_are_legal_and_deterministic() {
             batches: vec![],
         },
         &|| {},
-    );
+    )
+    .unwrap();
     for (a, b) in games.iter().zip(&again) {
         assert_eq!(a.features, b.features);
         assert_eq!(a.policy, b.policy);
@@ -219,7 +222,7 @@ fn resignation_and_audit() {
     cfg.resign_threshold = Some(-0.9);
     cfg.resign_audit = 0.0;
     let ids: Vec<u64> = (0..6).collect();
-    let games = play_games(&ids, 5, rules, &cfg, 100, true, &mut BlackDespairs { area: 25 }, &|| {});
+    let games = play_games(&ids, 5, rules, &cfg, 100, true, &mut BlackDespairs { area: 25 }, &|| {}).unwrap();
     for g in &games {
         assert_eq!(g.resigned, Some(Color::Black));
         assert_eq!(g.winner, Some(Color::White));
@@ -240,7 +243,8 @@ fn resignation_and_audit() {
         false,
         &mut BlackDespairs { area: 25 },
         &|| {},
-    );
+    )
+    .unwrap();
     for g in &audited {
         assert!(g.resigned.is_none() && g.resign_audit && g.scored);
         assert_eq!(g.false_resign, g.winner != Some(Color::White));
@@ -303,4 +307,59 @@ fn run_search_writes_shards() {
     assert!(err.contains("2 search lanes, not 1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&again);
+}
+
+/// A network that cannot evaluate: an error for the search and for the run (never a
+/// search on made-up priors), and one that answers for fewer positions than it was asked.
+struct Broken {
+    short: bool,
+}
+
+impl Evaluator for Broken {
+    fn evaluate(&mut self, _features: &[u8], batch: usize) -> Result<Vec<Eval>, EvalError> {
+        if self.short {
+            let one = Eval {
+                logits: vec![0.0; 26],
+                value: 0.0,
+            };
+            return Ok(vec![one; batch.saturating_sub(1)]);
+        }
+        Err(EvalError("tensor not readable".into()))
+    }
+}
+
+#[test]
+fn a_network_that_cannot_evaluate_stops_the_search() {
+    let s = State::new(5, Preset::Chinese.rules()).unwrap();
+    let cfg = SearchConfig::for_play(5, 8);
+    let mut rng = SmallRng::seed_from_u64(1);
+    let hist = vec![cells(&s, 5)];
+    let err = search(&s, &hist, &cfg, &mut Broken { short: false }, &mut rng).unwrap_err();
+    assert!(err.to_string().contains("tensor not readable"), "{err}");
+    let short = search(&s, &hist, &cfg, &mut Broken { short: true }, &mut rng).unwrap_err();
+    assert!(short.to_string().contains("0 evaluations for 1 positions"), "{short}");
+    let ids: Vec<u64> = (0..3).collect();
+    let rules = Preset::Chinese.rules();
+    let games = play_games(&ids, 5, rules, &cfg, 100, false, &mut Broken { short: false }, &|| {});
+    assert!(games.is_err());
+    let dir = std::env::temp_dir().join(format!("weiqi-broken-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = Config {
+        size: 5,
+        games: 4,
+        seed: 1,
+        policy: PlayPolicy::Light,
+        rules: "chinese".into(),
+        komi: 7.5,
+        games_per_shard: 2,
+        max_moves: 100,
+        sgf: false,
+        player: None,
+        search: Some(cfg),
+        variant: None,
+        partition: Default::default(),
+    };
+    let evs = [Mutex::new(Broken { short: false })];
+    let run = run_search(&config, &Objects::dir(&dir).unwrap(), false, &evs);
+    assert!(matches!(run, Err(weiqi_selfplay::Error::Eval(_))), "{run:?}");
 }

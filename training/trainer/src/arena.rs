@@ -44,19 +44,6 @@ pub struct ArenaResult {
     pub ci95: (f64, f64),
 }
 
-/// 95% Wilson score interval for `wins` out of `n`.
-pub fn wilson(wins: f64, n: f64) -> (f64, f64) {
-    if n == 0.0 {
-        return (0.0, 1.0);
-    }
-    let z = 1.959_964;
-    let p = wins / n;
-    let denom = 1.0 + z * z / n;
-    let centre = (p + z * z / (2.0 * n)) / denom;
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
-    ((centre - half).max(0.0), (centre + half).min(1.0))
-}
-
 /// Plays `games` games between `a` and `b`, alternating colours (A is Black in even
 /// games), scored by area with every stone alive. The first `opening` plies of every game
 /// are random (light policy, seeded per game): two deterministic players would otherwise
@@ -71,7 +58,7 @@ pub fn arena(
     opening: usize,
 ) -> ArenaResult {
     let (mut aw, mut bw, mut dr) = (0, 0, 0);
-    let max_moves = size as usize * size as usize * 4;
+    let max_moves = weiqi_rules::move_cap(size);
     for g in 0..games {
         let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(g as u64));
         let mut state = State::new(size, rules).expect("size");
@@ -103,7 +90,7 @@ pub fn arena(
         b_wins: bw,
         draws: dr,
         a_rate: rate,
-        ci95: wilson(aw as f64 + 0.5 * dr as f64, games as f64),
+        ci95: weiqi_rating::wilson95(aw as f64 + 0.5 * dr as f64, games as f64),
     }
 }
 
@@ -113,9 +100,9 @@ mod tests {
 
     #[test]
     fn wilson_interval() {
-        let (lo, hi) = wilson(95.0, 100.0);
+        let (lo, hi) = weiqi_rating::wilson95(95.0, 100.0);
         assert!(lo > 0.88 && lo < 0.9 && hi > 0.97 && hi < 0.99, "{lo} {hi}");
-        assert_eq!(wilson(0.0, 0.0), (0.0, 1.0));
+        assert_eq!(weiqi_rating::wilson95(0.0, 0.0), (0.0, 1.0));
     }
 
     #[test]

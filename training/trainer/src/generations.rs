@@ -330,7 +330,7 @@ pub(crate) mod tests {
             b_wins,
             draws: 0,
             a_rate: a_wins as f64 / games as f64,
-            ci95: crate::arena::wilson(a_wins as f64, games as f64),
+            ci95: weiqi_rating::wilson95(a_wins as f64, games as f64),
         }
     }
 

@@ -6,7 +6,7 @@ use rand::rngs::SmallRng;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
 use weiqi_rules::{Move, State};
-use weiqi_selfplay::{Eval, Evaluator, PLANES, SearchConfig, search};
+use weiqi_selfplay::{Eval, EvalError, Evaluator, PLANES, SearchConfig, search};
 
 use crate::Error;
 use crate::arena::Player;
@@ -182,12 +182,13 @@ impl Net {
 }
 
 impl Evaluator for Net {
-    /// One forward pass for the whole batch, in evaluation mode.
-    fn evaluate(&mut self, features: &[u8], batch: usize) -> Vec<Eval> {
+    /// One forward pass for the whole batch, in evaluation mode. A result that cannot be
+    /// read back, or of the wrong size, is an error (never uniform priors).
+    fn evaluate(&mut self, features: &[u8], batch: usize) -> Result<Vec<Eval>, EvalError> {
         let n = self.config.size;
         let area = (n * n) as usize;
         if batch == 0 {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         // The planes travel as bytes (a quarter of floats), and only the policy and value
         // come back.
@@ -196,17 +197,27 @@ impl Evaluator for Net {
             .to_device(self.device())
             .to_kind(Kind::Float);
         let out = tch::no_grad(|| self.forward(&x, false));
-        let logits: Vec<f32> =
-            Vec::<f32>::try_from(out.logits.to_device(Device::Cpu).contiguous().view([-1])).unwrap_or_default();
-        let values: Vec<f32> = Vec::<f32>::try_from(out.value.to_device(Device::Cpu).contiguous()).unwrap_or_default();
-        (0..batch)
-            .map(|b| Eval {
-                logits: logits
-                    .get(b * (area + 1)..(b + 1) * (area + 1))
-                    .map_or_else(|| vec![0.0; area + 1], <[f32]>::to_vec),
-                value: values.get(b).copied().unwrap_or(0.0),
+        let read = |t: &Tensor, what: &str| {
+            Vec::<f32>::try_from(t.to_device(Device::Cpu).contiguous().view([-1]))
+                .map_err(|e| EvalError(format!("{what}: {e}")))
+        };
+        let logits = read(&out.logits, "policy logits")?;
+        let values = read(&out.value, "values")?;
+        if logits.len() != batch * (area + 1) || values.len() != batch {
+            return Err(EvalError(format!(
+                "{} logits and {} values for {batch} positions of {area} points",
+                logits.len(),
+                values.len()
+            )));
+        }
+        Ok(logits
+            .chunks_exact(area + 1)
+            .zip(values)
+            .map(|(l, value)| Eval {
+                logits: l.to_vec(),
+                value,
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -216,6 +227,9 @@ pub struct NetPlayer {
     pub net: Net,
     pub search: SearchConfig,
     pub label: String,
+    /// Why the network stopped evaluating (it passes from then on, and its games are no
+    /// measurement: see [`Player::failure`]).
+    pub failed: Option<String>,
 }
 
 impl NetPlayer {
@@ -229,15 +243,28 @@ impl NetPlayer {
             search: SearchConfig::for_play(net.config.size as u8, visits),
             net,
             label: format!("net:{}@{visits}", path.display()),
+            failed: None,
         })
     }
 }
 
 impl Player for NetPlayer {
     fn choose(&mut self, state: &State, history: &[Vec<u8>], rng: &mut SmallRng) -> Move {
-        search(state, history, &self.search, &mut self.net, rng).mv
+        if self.failed.is_some() {
+            return Move::Pass;
+        }
+        match search(state, history, &self.search, &mut self.net, rng) {
+            Ok(r) => r.mv,
+            Err(e) => {
+                self.failed = Some(format!("{}: {e}", self.label));
+                Move::Pass
+            }
+        }
     }
     fn name(&self) -> String {
         self.label.clone()
+    }
+    fn failure(&self) -> Option<String> {
+        self.failed.clone()
     }
 }

@@ -25,7 +25,7 @@ use weiqi_rules::{Policy, Preset, Rules};
 use weiqi_selfplay::{Config, Objects, Partition, PlayPolicy, SearchConfig};
 
 use crate::Error;
-use crate::arena::{ArenaResult, Player, RandomPlayer, arena, wilson};
+use crate::arena::{ArenaResult, Player, RandomPlayer, arena};
 use crate::generations::{
     ANCHORS, LoopConfig, LoopState, SelfplayRecord, Step, TrainingRecord, gen_dir, model_name, model_path,
 };
@@ -113,7 +113,7 @@ fn selfplay(
         rules: config.rules.clone(),
         komi: config.komi,
         games_per_shard: 256,
-        max_moves: config.size as usize * config.size as usize * 4,
+        max_moves: weiqi_rules::move_cap(config.size),
         sgf: false,
         player: best.map(model_name),
         search,
@@ -205,7 +205,7 @@ fn gate(
         rules,
         seed(config, number, 3),
         progress,
-    );
+    )?;
     let promoted = r.a_rate >= config.promote_at;
     Ok((Some(r), promoted))
 }
@@ -234,7 +234,7 @@ fn anchors(
             rules,
             seed(config, number, 4 + k as u64),
             progress,
-        );
+        )?;
         out.push(r);
     }
     for (k, command) in config.gtp_anchors.iter().enumerate() {
@@ -248,10 +248,7 @@ fn anchors(
             rules,
             seed(config, number, 16 + k as u64),
             progress,
-        );
-        if let Some(why) = engine.failure() {
-            return Err(Error::Invalid(why));
-        }
+        )?;
         out.push(r);
     }
     Ok(out)
@@ -274,7 +271,7 @@ fn games(
     rules: Rules,
     seed: u64,
     progress: bool,
-) -> ArenaResult {
+) -> Result<ArenaResult, Error> {
     let bar = if progress {
         let bar = ProgressBar::new(n as u64);
         bar.set_draw_target(ProgressDrawTarget::stderr());
@@ -304,8 +301,13 @@ fn games(
         bar.set_message(format!("{} {aw}-{bw} {}", a.name(), b.name()));
     }
     bar.finish_and_clear();
+    // A player that stopped playing (an engine that failed, a network that could not
+    // evaluate) makes the games no measurement.
+    if let Some(why) = a.failure().or_else(|| b.failure()) {
+        return Err(Error::Invalid(why));
+    }
     let score = aw as f64 + 0.5 * dr as f64;
-    ArenaResult {
+    Ok(ArenaResult {
         a: a.name(),
         b: b.name(),
         games: n,
@@ -313,6 +315,6 @@ fn games(
         b_wins: bw,
         draws: dr,
         a_rate: score / n.max(1) as f64,
-        ci95: wilson(score, n as f64),
-    }
+        ci95: weiqi_rating::wilson95(score, n as f64),
+    })
 }

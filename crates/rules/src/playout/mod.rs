@@ -16,7 +16,7 @@ mod patterns;
 
 pub use fast::Playout;
 pub use hints::{LastMoveDistances, MoveHints};
-pub use options::{BadKoCheck, KoCheck, PlayoutOptions};
+pub use options::{BadKoCheck, KoCheck, PlayoutOptions, move_cap};
 
 use rand_core::RngCore;
 

@@ -54,14 +54,20 @@ pub struct PlayoutOptions {
     pub record: bool,
 }
 
+/// The most plies a game played out by programs may take on a `size`x`size` board: four
+/// per point (light games end near one ply per point, so only a cycle reaches it). The one
+/// cap for playouts, self-play, matches and the arena.
+pub const fn move_cap(size: u8) -> usize {
+    4 * size as usize * size as usize
+}
+
 impl PlayoutOptions {
-    /// `policy` with simple ko, no record, and a cap of four plies per point of a
-    /// `size`x`size` board (light games end near one ply per point).
+    /// `policy` with simple ko, no record, and the [`move_cap`] of a `size`x`size` board.
     pub fn fast(policy: Policy, size: u8) -> PlayoutOptions {
         PlayoutOptions {
             policy,
             ko: KoCheck::Simple,
-            max_moves: 4 * size as usize * size as usize,
+            max_moves: move_cap(size),
             record: false,
         }
     }

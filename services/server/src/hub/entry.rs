@@ -216,7 +216,7 @@ impl Entry {
 
     /// Which seat a bearer token holds in this game.
     pub fn seat_of_token(&self, token: Option<&str>) -> Option<Seat> {
-        let hex = auth::sha256_hex_bytes(token?.as_bytes());
+        let hex = auth::sha256_hex_array(token?.as_bytes());
         let holds = |hash: &Option<String>| hash.as_ref().is_some_and(|h| h.as_bytes() == hex);
         if holds(&self.host_hash) {
             Some(Seat::Host)
