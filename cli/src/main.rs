@@ -1,7 +1,6 @@
 //! `weiqi`: the command-line face of the weiqi rules engine (and, later, the service).
 
 mod bench;
-mod bot;
 mod gtp;
 mod matchup;
 mod referee;
@@ -234,7 +233,7 @@ enum Command {
     Gtp(gtp::GtpArgs),
     /// Brings a GTP engine onto the service: seeks or joins games and plays them (as
     /// gtp2ogs does for OGS).
-    Bot(bot::BotArgs),
+    Bot(weiqi_bot::BotArgs),
     /// Plays two GTP engines against each other (colours alternating), refereed by the
     /// rules: an illegal move loses, the end is counted by area.
     Match(matchup::MatchArgs),
@@ -303,7 +302,7 @@ fn main() -> ExitCode {
         Command::Bench { what } => bench::run(what),
         Command::Referee { script } => referee::run(&script),
         Command::Gtp(args) => gtp::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Bot(args) => bot::run(args),
+        Command::Bot(args) => weiqi_bot::run(args),
         Command::Match(args) => matchup::run(args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => train(args),
         Command::Loop(args) => trainloop::run(args),
@@ -340,69 +339,6 @@ fn main() -> ExitCode {
     }
 }
 
-#[cfg(feature = "tch")]
-fn net_selfplay(
-    config: &weiqi_selfplay::Config,
-    out: &weiqi_selfplay::Objects,
-    progress: bool,
-    path: &str,
-    device: &str,
-    pool: &rayon::ThreadPool,
-) -> anyhow::Result<weiqi_selfplay::Manifest> {
-    let device = weiqi_trainer::device::parse(device)?;
-    // One network per lane, one libtorch thread each: the lanes use the cores.
-    tch::set_num_threads(1);
-    let nets: Vec<std::sync::Mutex<weiqi_trainer::net::Net>> = (0..pool.current_num_threads())
-        .map(|_| weiqi_trainer::net::Net::load_on(std::path::Path::new(path), device).map(std::sync::Mutex::new))
-        .collect::<Result<_, _>>()?;
-    if let Some(net) = nets.first() {
-        let n = net.lock().map_err(|_| anyhow::anyhow!("network lock"))?.config.size;
-        anyhow::ensure!(
-            n == config.size as i64,
-            "the network is for {n}x{n}, not {0}x{0}",
-            config.size
-        );
-    }
-    Ok(pool.install(|| weiqi_selfplay::run_search(config, out, progress, &nets))?)
-}
-
-#[cfg(not(feature = "tch"))]
-fn net_selfplay(
-    _config: &weiqi_selfplay::Config,
-    _out: &weiqi_selfplay::Objects,
-    _progress: bool,
-    _path: &str,
-    _device: &str,
-    _pool: &rayon::ThreadPool,
-) -> anyhow::Result<weiqi_selfplay::Manifest> {
-    anyhow::bail!("net:PATH players need the `tch` feature: cargo build --release -p weiqi-cli --features tch")
-}
-
-fn player(spec: &str, visits: u32, device: &str) -> anyhow::Result<Box<dyn weiqi_trainer::arena::Player>> {
-    let _ = (visits, device); // only net players search, on their device
-    match spec {
-        "uniform" => Ok(Box::new(weiqi_trainer::arena::RandomPlayer(
-            weiqi_rules::Policy::Uniform,
-        ))),
-        "light" => Ok(Box::new(weiqi_trainer::arena::RandomPlayer(weiqi_rules::Policy::Light))),
-        #[cfg(feature = "tch")]
-        s if s.starts_with("net:") => {
-            tch::set_num_threads(1);
-            Ok(Box::new(weiqi_trainer::net::NetPlayer::load_on(
-                std::path::Path::new(&s[4..]),
-                visits,
-                weiqi_trainer::device::parse(device)?,
-            )?))
-        }
-        s if s.starts_with("net:") => anyhow::bail!("net players need the `tch` feature (cargo build --features tch)"),
-        s if s.starts_with("gtp:") => Ok(Box::new(weiqi_trainer::gtp_player::GtpPlayer::spawn(
-            &s[4..],
-            std::time::Duration::from_secs(60),
-        )?)),
-        other => anyhow::bail!("unknown player {other:?} (uniform, light, net:PATH, gtp:COMMAND)"),
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 fn arena(
     a: &str,
@@ -416,7 +352,8 @@ fn arena(
     device: &str,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let (mut pa, mut pb) = (player(a, visits, device)?, player(b, visits, device)?);
+    let player = |spec: &str| weiqi_trainer::runs::player(spec, visits, device);
+    let (mut pa, mut pb) = (player(a)?, player(b)?);
     let rules = Preset::Chinese.rules().with_komi(komi);
     let r = weiqi_trainer::arena::arena(pa.as_mut(), pb.as_mut(), games, size, rules, seed, opening);
     if let Some(why) = pa.failure().or_else(|| pb.failure()) {
@@ -445,19 +382,10 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     #[cfg(feature = "tch")]
     {
         tch::set_num_threads(args.threads);
-        // A checkpoint bound for a store is trained into a scratch folder, then published.
-        let remote = args.out.contains("://");
-        let scratch = std::env::temp_dir().join(format!("weiqi-train-{}", std::process::id()));
-        let out = if remote {
-            std::fs::create_dir_all(&scratch)?;
-            scratch.join("model.safetensors")
-        } else {
-            std::path::PathBuf::from(&args.out)
-        };
-        let csv = out.with_extension("csv");
         let cfg = weiqi_trainer::train::TrainConfig {
             data: args.data,
-            out: out.clone(),
+            // (Chosen by `train_into`: the destination, or a scratch folder for a store.)
+            out: std::path::PathBuf::new(),
             init: args.init,
             blocks: args.blocks,
             channels: args.channels,
@@ -465,22 +393,13 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             batch: args.batch,
             lr: args.lr,
             seed: args.seed,
-            csv: csv.clone(),
+            csv: std::path::PathBuf::new(),
             log_every: args.log_every.max(1),
             max_seconds: args.max_seconds,
             device: weiqi_trainer::device::parse(&args.device)?,
         };
-        let log = weiqi_trainer::train::train(&cfg)?;
-        let written = if remote {
-            // On failure the trained checkpoint stays in the scratch folder, named.
-            let names = weiqi_trainer::publish::publish(&out, &args.out)
-                .map_err(|e| anyhow::anyhow!("{e} (the checkpoint is kept in {})", scratch.display()))?;
-            let _ = std::fs::remove_dir_all(&scratch);
-            names
-        } else {
-            vec![out.display().to_string(), csv.display().to_string()]
-        };
-        println!("wrote {} ({} log rows)", written.join(", "), log.len());
+        let (written, rows) = weiqi_trainer::runs::train_into(&args.out, cfg)?;
+        println!("wrote {} ({rows} log rows)", written.join(", "));
         Ok(ExitCode::SUCCESS)
     }
     #[cfg(not(feature = "tch"))]
@@ -599,21 +518,19 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         variant,
         partition: weiqi_selfplay::Partition { workers, worker },
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.unwrap_or(0))
-        .build()?;
-    let played = weiqi_selfplay::pending(&config, out)?.len();
-    let cpu0 = cpu_time::ProcessTime::now();
-    let t0 = std::time::Instant::now();
-    let manifest = match net {
-        None => pool.install(|| weiqi_selfplay::run(&config, out, !json))?,
-        Some(path) => net_selfplay(&config, out, !json, &path, &device, &pool)?,
+    let run = weiqi_trainer::runs::SelfplayRun {
+        config,
+        net,
+        device,
+        threads: threads.unwrap_or(0),
+        progress: !json,
     };
-    let (wall, cpu) = (t0.elapsed().as_secs_f64(), cpu0.elapsed().as_secs_f64());
+    let report = weiqi_trainer::runs::selfplay(&run, out)?;
+    let (manifest, wall, cpu) = (&report.manifest, report.wall_s, report.cpu_s);
     let summary = serde_json::json!({
         "games": manifest.games, "positions": manifest.positions, "shards": manifest.shards.len(),
-        "played_shards": played,
-        "threads": pool.current_num_threads(), "wall_s": wall, "cpu_s": cpu,
+        "played_shards": report.played_shards,
+        "threads": report.threads, "wall_s": wall, "cpu_s": cpu,
         "games_per_s": manifest.games as f64 / wall, "positions_per_s": manifest.positions as f64 / wall,
         "positions_per_cpu_s": manifest.positions as f64 / cpu,
         "black_wins": manifest.results.black_wins, "white_wins": manifest.results.white_wins,

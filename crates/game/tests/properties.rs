@@ -167,6 +167,10 @@ proptest! {
                         prop_assert_eq!(e.seq, g.seq() + 1);
                         g.apply(e).unwrap();
                         log.push(e.clone());
+                        // The parts of the game agree after every event, and its seq is
+                        // its log's length.
+                        prop_assert_eq!(g.check_invariants(), Ok(()));
+                        prop_assert_eq!(g.seq(), log.len() as u64);
                     }
                     prop_assert_eq!(&in_place, &g);
                 }

@@ -33,6 +33,6 @@ mod tests {
         let (lo2, hi2) = wilson95(500.0, 1000.0);
         assert!(hi2 - lo2 < hi - lo);
         let (lo, hi) = wilson95(10.0, 10.0);
-        assert!(lo > 0.65 && hi == 1.0);
+        assert!(lo > 0.65 && hi > 0.999, "{lo} {hi}");
     }
 }

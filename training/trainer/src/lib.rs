@@ -7,7 +7,8 @@
 //! network player with a small batched search, and the generation loop researchers run
 //! (`pipeline`: self-play, train, gate, Elo anchors, resumable). Without the feature,
 //! [`arena`] still pits the search-free policies against each other, and [`generations`]
-//! and [`report`] read a loop's record and plot it.
+//! and [`report`] read a loop's record and plot it. [`runs`] is what the `weiqi` tool runs
+//! (self-play, training into a store, the arena's players by name).
 
 pub mod arena;
 #[cfg(feature = "tch")]
@@ -20,6 +21,7 @@ pub mod net;
 pub mod pipeline;
 pub mod publish;
 pub mod report;
+pub mod runs;
 #[cfg(feature = "tch")]
 pub mod train;
 

@@ -1,6 +1,7 @@
 //! The residual policy/value/ownership network, its player, and checkpoints.
 
 use std::path::Path;
+use std::sync::Mutex;
 
 use rand::rngs::SmallRng;
 use tch::nn::{self, OptimizerConfig};
@@ -179,6 +180,27 @@ impl Net {
     pub fn optimizer(&self, lr: f64) -> Result<nn::Optimizer, Error> {
         Ok(nn::Adam::default().build(&self.vs, lr)?)
     }
+}
+
+/// One network per search lane, each loaded from `path` onto `device`, with one libtorch
+/// thread each (the lanes use the cores); when `size` is given, the network must be for
+/// that board. The one way self-play and the loop load their networks.
+pub fn load_lanes(path: &Path, device: Device, lanes: usize, size: Option<u8>) -> Result<Vec<Mutex<Net>>, Error> {
+    tch::set_num_threads(1);
+    let nets: Vec<Mutex<Net>> = (0..lanes.max(1))
+        .map(|_| Net::load_on(path, device).map(Mutex::new))
+        .collect::<Result<_, _>>()?;
+    if let (Some(size), Some(net)) = (size, nets.first()) {
+        let n = net
+            .lock()
+            .map_err(|_| Error::Invalid("network lock".into()))?
+            .config
+            .size;
+        if n != i64::from(size) {
+            return Err(Error::Invalid(format!("the network is for {n}x{n}, not {size}x{size}")));
+        }
+    }
+    Ok(nets)
 }
 
 impl Evaluator for Net {

@@ -16,7 +16,6 @@
 //! self-play goes on shard by shard. The report is redrawn after every step.
 
 use std::path::Path;
-use std::sync::Mutex;
 
 use tch::Device;
 
@@ -30,7 +29,7 @@ use crate::generations::{
     ANCHORS, LoopConfig, LoopState, SelfplayRecord, Step, TrainingRecord, gen_dir, model_name, model_path,
 };
 use crate::gtp_player::GtpPlayer;
-use crate::net::{Net, NetPlayer};
+use crate::net::NetPlayer;
 use crate::train::{TrainConfig, train};
 
 /// Runs the loop in `run` (created if need be) until `config.generations` are done, or
@@ -129,11 +128,7 @@ fn selfplay(
     let manifest = match best {
         None => pool.install(|| weiqi_selfplay::run(&cfg, &out, progress))?,
         Some(b) => {
-            // One network per lane, one libtorch thread each: the lanes use the cores.
-            tch::set_num_threads(1);
-            let nets: Vec<Mutex<Net>> = (0..pool.current_num_threads())
-                .map(|_| Net::load_on(&model_path(run, b), device).map(Mutex::new))
-                .collect::<Result<_, _>>()?;
+            let nets = crate::net::load_lanes(&model_path(run, b), device, pool.current_num_threads(), None)?;
             pool.install(|| weiqi_selfplay::run_search(&cfg, &out, progress, &nets))?
         }
     };

@@ -332,13 +332,88 @@ impl Game {
 
     // ---- apply --------------------------------------------------------------------------
 
-    /// Folds one event in. Events must come in sequence, `Created` first.
+    /// Folds one event in. Events must come in sequence, `Created` first. (In debug
+    /// builds every fold is followed by [`Game::check_invariants`].)
     pub fn apply(&mut self, e: &Event) -> Result<(), Corrupt> {
         match &mut self.stage {
             Stage::NotCreated => self.stage = Stage::Created(Box::new(Created::from_first(e)?)),
             Stage::Created(g) => g.apply(e)?,
         }
+        #[cfg(debug_assertions)]
+        if let Err(why) = self.check_invariants() {
+            panic!("event {} broke the game's invariants: {why}", e.seq);
+        }
         Ok(())
+    }
+
+    /// Whether a created game's parts agree: its phase with its result, the dead-stone
+    /// proposal and its acceptances, the sealed move, the pending offers, the nigiri guess,
+    /// the variant's seat stones and bids, and the colours. The phase sits beside the data
+    /// of several phases (see [`Game`]); this is what keeps them from contradicting each
+    /// other, as `State::check_consistency` does for the board. Run after every fold in
+    /// debug builds and by the property tests; cheap, but kept off release builds' moves.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        match &self.stage {
+            Stage::NotCreated => Ok(()),
+            Stage::Created(g) => g.check_invariants(),
+        }
+    }
+}
+
+impl<P> Created<P> {
+    fn check_invariants(&self) -> Result<(), String> {
+        use Phase::*;
+        let p = self.phase;
+        let rules: [(bool, &str); 12] = [
+            (self.seq >= 1, "a created game has its Created event"),
+            (
+                (p == Finished) == self.result.is_some(),
+                "a result exactly when finished",
+            ),
+            (
+                self.proposal.is_none() || matches!(p, Scoring | Finished),
+                "a dead-stone proposal only while scoring (or as it ended)",
+            ),
+            (p != Scoring || self.proposal.is_some(), "scoring always has a proposal"),
+            (
+                !self.accepted.contains(&true) || self.proposal.is_some(),
+                "an acceptance only of a proposal",
+            ),
+            (
+                p != Adjourned || self.sealed.is_some(),
+                "an adjourned game holds its sealed move",
+            ),
+            (
+                self.sealed.is_none() || matches!(p, Adjourned | Finished),
+                "a sealed move only while adjourned (or as it ended)",
+            ),
+            (
+                (self.pending_undo.is_none() && self.pending_draw.is_none()) || p != Finished,
+                "no offer stands in a finished game",
+            ),
+            (
+                p != Nigiri || self.nigiri_guess.is_some(),
+                "the nigiri phase has the guess",
+            ),
+            (
+                self.seat_stones <= 4
+                    && (p != SeatStones || self.seat_stones < 4)
+                    && (p != Bidding || self.seat_stones == 4),
+                "four seat stones, placed before the bids",
+            ),
+            (
+                self.bids.iter().all(Option::is_none) || !self.settings.variant.is_standard(),
+                "bids only in the variant",
+            ),
+            (
+                self.black.is_some() || !matches!(p, Scheduled | PlacingHandicap | Playing | Adjourned | Scoring),
+                "colours are known once play is near",
+            ),
+        ];
+        match rules.iter().find(|(holds, _)| !holds) {
+            None => Ok(()),
+            Some((_, rule)) => Err(format!("{rule} (phase {p:?}, seq {})", self.seq)),
+        }
     }
 }
 
@@ -440,5 +515,47 @@ impl Created {
         self.seq = mark.seq;
         self.last_at = mark.last_at;
         self.last_announced = mark.last_announced;
+    }
+}
+
+#[cfg(test)]
+mod invariant_tests {
+    use super::*;
+
+    fn created(g: &mut Game) -> &mut Created {
+        match &mut g.stage {
+            Stage::Created(c) => c,
+            Stage::NotCreated => panic!("created"),
+        }
+    }
+
+    /// Each rule can fail: a game whose parts disagree is named, a consistent one passes.
+    #[test]
+    fn contradictions_are_caught() {
+        let mut g = Game::casual_in_play(9).expect("a game");
+        assert_eq!(g.check_invariants(), Ok(()));
+        let mut finished_early = g.clone();
+        created(&mut finished_early).result = Some(GameResult {
+            winner: Some(Color::Black),
+            reason: EndReason::Resignation,
+            score: None,
+        });
+        let why = finished_early.check_invariants().unwrap_err();
+        assert!(why.contains("a result exactly when finished"), "{why}");
+        let mut proposing = g.clone();
+        created(&mut proposing).proposal = Some(Vec::new());
+        assert!(proposing.check_invariants().unwrap_err().contains("proposal"));
+        let mut sealed_in_play = g.clone();
+        created(&mut sealed_in_play).sealed = Some(Sealed {
+            by: Color::Black,
+            commitment: String::new(),
+            mv: SealedMove {
+                mv: weiqi_rules::Move::Pass,
+                nonce: String::new(),
+            },
+        });
+        assert!(sealed_in_play.check_invariants().unwrap_err().contains("sealed"));
+        created(&mut g).phase = Phase::Adjourned;
+        assert!(g.check_invariants().unwrap_err().contains("adjourned"));
     }
 }

@@ -1,4 +1,8 @@
-//! `weiqi bot`: any GTP engine plays on the service, as gtp2ogs brings engines onto OGS.
+//! # weiqi-bot
+//!
+//! `weiqi bot`: any GTP engine plays on the service, as gtp2ogs brings engines onto OGS. A
+//! gRPC client of the service and nothing else (the `weiqi` binary parses its flags,
+//! [`BotArgs`], and calls [`run`]); an application, so its errors are `anyhow`'s.
 //!
 //! - `spec` — the games a bot seeks (`--seek SPEC`), the open games it joins (`--join`)
 //!   and the challenges it accepts (`--challenges`);
@@ -8,7 +12,7 @@
 //! - `play` — one game driven from the server's event stream (moves, clocks, scoring,
 //!   failures and reconnection).
 //!
-//! This module finds games, runs up to `--max-games` drivers at once, stops taking games on
+//! The crate's root finds games, runs up to `--max-games` drivers at once, stops taking games on
 //! SIGTERM (or Ctrl-C), and prints a JSON summary when it is done. Logs are JSON lines on
 //! standard error.
 

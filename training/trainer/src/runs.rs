@@ -1,0 +1,127 @@
+//! What the `weiqi` tool runs for researchers, so that its `main` only parses and
+//! dispatches: self-play with a policy or a network ([`selfplay`]), training into a
+//! directory or an object store ([`train_into`], feature `tch`), and the arena's players
+//! by name ([`player`]).
+
+use std::time::{Duration, Instant};
+
+use weiqi_selfplay::{Config, Manifest, Objects};
+
+use crate::Error;
+use crate::arena::{Player, RandomPlayer};
+use crate::gtp_player::GtpPlayer;
+
+/// A self-play run as the tool asks for it: `config` with the policy's games, or with a
+/// network (`net`, a checkpoint's path; feature `tch`) searching on `device`.
+pub struct SelfplayRun {
+    pub config: Config,
+    pub net: Option<String>,
+    pub device: String,
+    /// Worker threads (0: all cores); with a network, one search lane each.
+    pub threads: usize,
+    pub progress: bool,
+}
+
+/// What a self-play run did, with its cost.
+pub struct SelfplayReport {
+    pub manifest: Manifest,
+    /// Shards this run played (the others were there already).
+    pub played_shards: usize,
+    pub threads: usize,
+    pub wall_s: f64,
+    pub cpu_s: f64,
+}
+
+/// Plays `run` into `out` (resuming from what is there).
+pub fn selfplay(run: &SelfplayRun, out: &Objects) -> Result<SelfplayReport, Error> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(run.threads)
+        .build()
+        .map_err(|e| Error::Invalid(e.to_string()))?;
+    let played_shards = weiqi_selfplay::pending(&run.config, out)?.len();
+    let cpu0 = cpu_time::ProcessTime::now();
+    let t0 = Instant::now();
+    let manifest = match &run.net {
+        None => pool.install(|| weiqi_selfplay::run(&run.config, out, run.progress))?,
+        Some(path) => net_selfplay(run, out, path, &pool)?,
+    };
+    Ok(SelfplayReport {
+        manifest,
+        played_shards,
+        threads: pool.current_num_threads(),
+        wall_s: t0.elapsed().as_secs_f64(),
+        cpu_s: cpu0.elapsed().as_secs_f64(),
+    })
+}
+
+#[cfg(feature = "tch")]
+fn net_selfplay(run: &SelfplayRun, out: &Objects, path: &str, pool: &rayon::ThreadPool) -> Result<Manifest, Error> {
+    let device = crate::device::parse(&run.device)?;
+    let nets = crate::net::load_lanes(
+        std::path::Path::new(path),
+        device,
+        pool.current_num_threads(),
+        Some(run.config.size),
+    )?;
+    Ok(pool.install(|| weiqi_selfplay::run_search(&run.config, out, run.progress, &nets))?)
+}
+
+#[cfg(not(feature = "tch"))]
+fn net_selfplay(_run: &SelfplayRun, _out: &Objects, _path: &str, _pool: &rayon::ThreadPool) -> Result<Manifest, Error> {
+    Err(Error::Invalid(
+        "net:PATH players need the `tch` feature: cargo build --release -p weiqi-cli --features tch".into(),
+    ))
+}
+
+/// An arena player by name: `uniform`, `light`, `net:PATH` (feature `tch`; `visits`
+/// simulations a move on `device`) or `gtp:COMMAND` (an engine in a child process).
+pub fn player(spec: &str, visits: u32, device: &str) -> Result<Box<dyn Player>, Error> {
+    let _ = (visits, device); // only net players search, on their device
+    match spec {
+        "uniform" => Ok(Box::new(RandomPlayer(weiqi_rules::Policy::Uniform))),
+        "light" => Ok(Box::new(RandomPlayer(weiqi_rules::Policy::Light))),
+        #[cfg(feature = "tch")]
+        s if s.starts_with("net:") => {
+            tch::set_num_threads(1);
+            Ok(Box::new(crate::net::NetPlayer::load_on(
+                std::path::Path::new(&s[4..]),
+                visits,
+                crate::device::parse(device)?,
+            )?))
+        }
+        s if s.starts_with("net:") => Err(Error::Invalid(
+            "net players need the `tch` feature (cargo build --features tch)".into(),
+        )),
+        s if s.starts_with("gtp:") => Ok(Box::new(GtpPlayer::spawn(&s[4..], Duration::from_secs(60))?)),
+        other => Err(Error::Invalid(format!(
+            "unknown player {other:?} (uniform, light, net:PATH, gtp:COMMAND)"
+        ))),
+    }
+}
+
+/// Trains `cfg` into `dest`: a path, or a `file://` or `s3://` name, for which the
+/// checkpoint is trained in a scratch folder and then published (create-only). Returns
+/// the names written and the log's rows.
+#[cfg(feature = "tch")]
+pub fn train_into(dest: &str, mut cfg: crate::train::TrainConfig) -> Result<(Vec<String>, usize), Error> {
+    let remote = dest.contains("://");
+    let scratch = std::env::temp_dir().join(format!("weiqi-train-{}", std::process::id()));
+    cfg.out = if remote {
+        std::fs::create_dir_all(&scratch)?;
+        scratch.join("model.safetensors")
+    } else {
+        std::path::PathBuf::from(dest)
+    };
+    cfg.csv = cfg.out.with_extension("csv");
+    let log = crate::train::train(&cfg)?;
+    let written = if remote {
+        // On failure the trained checkpoint stays in the scratch folder, named.
+        let names = crate::publish::publish(&cfg.out, dest)
+            .map_err(|e| Error::Invalid(format!("{e} (the checkpoint is kept in {})", scratch.display())))?;
+        let _ = std::fs::remove_dir_all(&scratch);
+        names
+    } else {
+        vec![cfg.out.display().to_string(), cfg.csv.display().to_string()]
+    };
+    Ok((written, log.len()))
+}
