@@ -64,7 +64,7 @@ mod postgres;
 mod sqlite;
 mod tournaments;
 
-pub use matchmaking::MatchStore;
+pub use matchmaking::{ChallengeStore, FeedStore, PendingRatings, SeekStore};
 pub use memory::MemoryStore;
 pub use players::PlayerStore;
 pub use postgres::PgStore;
@@ -494,9 +494,9 @@ impl<K: Hash + Eq> Gathered<K> {
 
 /// Everything the service keeps about players: accounts and ratings, challenges, seeks,
 /// feeds and tournaments (both databases implement all).
-pub trait Accounts: PlayerStore + MatchStore + TournamentStore {}
+pub trait Accounts: PlayerStore + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore {}
 
-impl<T: PlayerStore + MatchStore + TournamentStore> Accounts for T {}
+impl<T: PlayerStore + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore> Accounts for T {}
 
 #[cfg(test)]
 mod tests {

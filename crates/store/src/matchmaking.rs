@@ -14,7 +14,8 @@ use weiqi_players::{Challenge, ChallengeState, Pairing, PlayerEvent, PlayerEvent
 
 use crate::{StoreError, StoreFuture};
 
-pub trait MatchStore: Send + Sync + 'static {
+/// Direct challenges.
+pub trait ChallengeStore: Send + Sync + 'static {
     /// Opens a challenge and tells the challenged player; false (and nothing written) when
     /// the challenger already has `max_open` open challenges.
     fn create_challenge(&self, c: Challenge, max_open: usize) -> StoreFuture<'_, bool>;
@@ -31,6 +32,11 @@ pub trait MatchStore: Send + Sync + 'static {
     ) -> StoreFuture<'_, bool>;
     /// A player's open challenges, made or received, oldest first.
     fn open_challenges(&self, player_id: String) -> StoreFuture<'_, Vec<Challenge>>;
+}
+
+/// Automatch's seeks, and the games the server pairs (from seeks, challenges or
+/// tournaments' boards).
+pub trait SeekStore: Send + Sync + 'static {
     /// Adds a seek; false when the player already has one open.
     fn add_seek(&self, s: Seek) -> StoreFuture<'_, bool>;
     /// Removes a player's open seek; false when there was none with that id.
@@ -49,6 +55,11 @@ pub trait MatchStore: Send + Sync + 'static {
     fn unstarted_pairings(&self, before_ms: u64) -> StoreFuture<'_, Vec<Pairing>>;
     /// Marks a pairing's game created: false when it was already.
     fn pairing_started(&self, id: String) -> StoreFuture<'_, bool>;
+}
+
+/// Players' feeds, and who is online.
+pub trait FeedStore: Send + Sync + 'static {
+    /// Appends events to players' feeds (each gets the next `seq`).
     fn push_player_events(&self, events: Vec<(String, PlayerEventKind)>, at_ms: u64) -> StoreFuture<'_, ()>;
     /// Every player's events after `seq`, in order, at most `limit`.
     fn player_events_after(&self, seq: u64, limit: usize) -> StoreFuture<'_, Vec<PlayerEvent>>;
@@ -60,6 +71,11 @@ pub trait MatchStore: Send + Sync + 'static {
     fn seen(&self, player_ids: Vec<String>, until_ms: u64) -> StoreFuture<'_, ()>;
     /// Until when a player was last known online (0: never).
     fn online_until(&self, player_id: String) -> StoreFuture<'_, u64>;
+}
+
+/// Rated games whose ratings are still to apply (what a crash between a game's end and its
+/// rating leaves behind).
+pub trait PendingRatings: Send + Sync + 'static {
     /// A rated game was created: until its rating is applied, a recovery pass can find it.
     fn expect_rating(&self, game_id: String, at_ms: u64) -> StoreFuture<'_, ()>;
     /// Rated games whose rating is still to apply (or which will not count).
@@ -211,7 +227,7 @@ macro_rules! insert_pairing {
 /// seeks and challenges made in the same millisecond by arrival.
 macro_rules! match_store {
     ($store:ty, $pool:ident, $sql:path, $arrival:literal) => {
-        impl $crate::matchmaking::MatchStore for $store {
+        impl $crate::matchmaking::ChallengeStore for $store {
             fn create_challenge(&self, c: Challenge, max_open: usize) -> StoreFuture<'_, bool> {
                 Box::pin(async move {
                     let mut tx = self.begin_write().await?;
@@ -311,7 +327,9 @@ macro_rules! match_store {
                     rows.into_iter().map(challenge_of).collect()
                 })
             }
+        }
 
+        impl $crate::matchmaking::SeekStore for $store {
             fn add_seek(&self, s: Seek) -> StoreFuture<'_, bool> {
                 Box::pin(async move {
                     let q = $sql(
@@ -441,7 +459,9 @@ macro_rules! match_store {
                         == 1)
                 })
             }
+        }
 
+        impl $crate::matchmaking::FeedStore for $store {
             fn push_player_events(&self, events: Vec<(String, PlayerEventKind)>, at_ms: u64) -> StoreFuture<'_, ()> {
                 Box::pin(async move {
                     let mut tx = self.begin_write().await?;
@@ -520,7 +540,9 @@ macro_rules! match_store {
                     Ok(row.map_or(0, |(u,)| u as u64))
                 })
             }
+        }
 
+        impl $crate::matchmaking::PendingRatings for $store {
             fn expect_rating(&self, game_id: String, at_ms: u64) -> StoreFuture<'_, ()> {
                 Box::pin(async move {
                     let q = $sql("INSERT INTO rating_pending (game_id, at_ms) VALUES ($1, $2) ON CONFLICT DO NOTHING");

@@ -352,6 +352,15 @@ async fn the_wal_starts_over_under_constant_writes() {
     );
 }
 
+/// The accounts' contract on the reference store too (players, challenges, seeks, feeds,
+/// pending ratings, tournaments).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_accounts_contract_holds_in_memory() {
+    players_on(MemoryStore::new()).await;
+    matchmaking_on(MemoryStore::new()).await;
+    tournaments_on(MemoryStore::new()).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn players_and_ratings() {
     let (store, _dir) = open("players").await;

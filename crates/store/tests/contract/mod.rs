@@ -369,7 +369,14 @@ pub async fn players_on<S: weiqi_store::PlayerStore + Clone>(store: S) {
 
 /// Challenges, seeks, pairings, player feeds, presence and pending ratings: each change
 /// that pairs players happens once, however many callers race for it.
-pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
+pub async fn matchmaking_on<S>(store: S)
+where
+    S: weiqi_store::ChallengeStore
+        + weiqi_store::SeekStore
+        + weiqi_store::FeedStore
+        + weiqi_store::PendingRatings
+        + Clone,
+{
     use weiqi_game::PlayerRef;
     use weiqi_players::{Challenge, ChallengeState, Pairing, PlayerEventKind, Seek};
     let who = |id: &str| PlayerRef {
@@ -573,7 +580,7 @@ pub async fn matchmaking_on<S: weiqi_store::MatchStore + Clone>(store: S) {
 /// Tournaments: an append lands only on the log's exact length (two servers deciding the
 /// same step: one wins); the listing follows the phase; a tournament's pairings are stored
 /// once.
-pub async fn tournaments_on<S: weiqi_store::TournamentStore + weiqi_store::MatchStore + Clone + 'static>(store: S) {
+pub async fn tournaments_on<S: weiqi_store::TournamentStore + weiqi_store::SeekStore + Clone + 'static>(store: S) {
     use weiqi_game::PlayerRef;
     use weiqi_players::Pairing;
     use weiqi_tournament::{Entrant, Seeding, TournamentEvent, TournamentPhase, TournamentSettings};

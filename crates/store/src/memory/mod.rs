@@ -1,14 +1,19 @@
 //! An in-memory store with the same contract as SQLite: for tests (it does no IO, so
-//! paused-time tests stay exact) and as the reference behaviour of the trait.
+//! paused-time tests stay exact) and as the reference behaviour of the traits, the
+//! accounts' included (`accounts.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use crate::{Append, EventLog, Liveness, StoreError, StoredGame};
 
+mod accounts;
+
 #[derive(Default, Clone)]
 pub struct MemoryStore {
     inner: Arc<Mutex<Inner>>,
+    /// Players, ratings, challenges, seeks, feeds and tournaments (`accounts.rs`).
+    accounts: Arc<Mutex<accounts::Accounts>>,
 }
 
 #[derive(Default)]
