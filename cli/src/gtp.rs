@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use weiqi_gtp::{Engine, MctsPlayer, MctsSettings, Player, PlayerKind, RandomPlayer};
+use weiqi_gtp::{GtpEngine, MctsPlayer, MctsSettings, Player, PlayerKind, RandomPlayer};
 use weiqi_rules::{Policy, Preset};
 
 #[derive(clap::Args)]
@@ -78,7 +78,7 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
             resign_below: args.resign_below,
         })),
     };
-    let mut engine = Engine::new(args.rules, player, Duration::from_secs_f64(args.seconds)).with_dead_estimate(
+    let mut engine = GtpEngine::new(args.rules, player, Duration::from_secs_f64(args.seconds)).with_dead_estimate(
         weiqi_rules::DeadEstimate {
             playouts: args.dead_playouts,
             threshold: args.dead_threshold,

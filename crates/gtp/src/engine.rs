@@ -40,7 +40,7 @@ pub const COMMANDS: &[&str] = &[
 ];
 
 /// A GTP engine over the rules crate.
-pub struct Engine {
+pub struct GtpEngine {
     state: State,
     preset: Preset,
     komi: f64,
@@ -76,12 +76,12 @@ fn vertices(points: &[Point], height: u8, sep: &str) -> String {
     points.iter().map(|p| p.to_gtp(height)).collect::<Vec<_>>().join(sep)
 }
 
-impl Engine {
+impl GtpEngine {
     /// A 19x19 engine under `preset` (komi as the preset has it), choosing moves with
     /// `player`, taking at most `move_cap` per move.
-    pub fn new(preset: Preset, player: Box<dyn Player>, move_cap: Duration) -> Engine {
+    pub fn new(preset: Preset, player: Box<dyn Player>, move_cap: Duration) -> GtpEngine {
         let rules = preset.rules();
-        Engine {
+        GtpEngine {
             state: State::new(19, rules).expect("19x19 is a board size"),
             preset,
             komi: rules.komi,
@@ -94,7 +94,7 @@ impl Engine {
     }
 
     /// Judges dead stones with this estimate (playouts at least 1, threshold 0..=1).
-    pub fn with_dead_estimate(mut self, estimate: DeadEstimate) -> Engine {
+    pub fn with_dead_estimate(mut self, estimate: DeadEstimate) -> GtpEngine {
         self.dead_estimate = DeadEstimate {
             playouts: estimate.playouts.max(1),
             threshold: estimate.threshold.clamp(0.0, 1.0),

@@ -24,7 +24,7 @@ mod referee;
 mod timing;
 
 pub use client::{Client, ClientError};
-pub use engine::{COMMANDS, Engine};
+pub use engine::{COMMANDS, GtpEngine};
 pub use mcts::{MctsPlayer, MctsSettings};
 pub use player::{Choice, Player, PlayerKind, RandomPlayer};
 pub use protocol::{Line, Reply};
@@ -35,7 +35,7 @@ use std::io::{BufRead, Write};
 
 /// Serves GTP on `input`/`output` until `quit` or the end of the input. Every answer is
 /// flushed at once: a controller waits for it before it sends the next command.
-pub fn serve(engine: &mut Engine, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
+pub fn serve(engine: &mut GtpEngine, input: impl BufRead, mut output: impl Write) -> std::io::Result<()> {
     for line in input.lines() {
         let Some(cmd) = Line::parse(&line?) else { continue };
         let reply = engine.handle(&cmd);

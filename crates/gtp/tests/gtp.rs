@@ -5,11 +5,11 @@
 
 use std::time::Duration;
 
-use weiqi_gtp::{Engine, RandomPlayer, serve};
+use weiqi_gtp::{GtpEngine, RandomPlayer, serve};
 use weiqi_rules::{Policy, Preset};
 
-fn engine(kind: Policy) -> Engine {
-    Engine::new(
+fn engine(kind: Policy) -> GtpEngine {
+    GtpEngine::new(
         Preset::Chinese,
         Box::new(RandomPlayer::new(kind, 7)),
         Duration::from_secs(1),
@@ -17,14 +17,14 @@ fn engine(kind: Policy) -> Engine {
 }
 
 /// The raw output of a script.
-fn raw(e: &mut Engine, script: &str) -> String {
+fn raw(e: &mut GtpEngine, script: &str) -> String {
     let mut out = Vec::new();
     serve(e, script.as_bytes(), &mut out).unwrap();
     String::from_utf8(out).unwrap()
 }
 
 /// The answers to a script: whether each succeeded, and its text (the id stripped).
-fn answers(e: &mut Engine, script: &str) -> Vec<(bool, String)> {
+fn answers(e: &mut GtpEngine, script: &str) -> Vec<(bool, String)> {
     let out = raw(e, script);
     assert!(
         out.is_empty() || out.ends_with("\n\n"),
@@ -43,7 +43,7 @@ fn answers(e: &mut Engine, script: &str) -> Vec<(bool, String)> {
         .collect()
 }
 
-fn one(e: &mut Engine, cmd: &str) -> (bool, String) {
+fn one(e: &mut GtpEngine, cmd: &str) -> (bool, String) {
     let mut a = answers(e, &format!("{cmd}\n"));
     assert_eq!(a.len(), 1, "{cmd}");
     a.remove(0)

@@ -8,7 +8,7 @@
 //! the game's own step 6 then adds nothing more (0 elapsed periods), since that time is
 //! already counted.
 
-use crate::glicko2::{GameResult, Rating, update_over};
+use crate::glicko2::{PeriodGame, Rating, update_over};
 
 /// How continuous rating is set up.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,7 +69,7 @@ pub fn rate_game(a: Side, b: Side, score_a: f64, now_ms: u64, period: &Period) -
     };
     let na = update_over(
         ra,
-        &[GameResult {
+        &[PeriodGame {
             opponent: rb,
             score: score_a,
         }],
@@ -78,7 +78,7 @@ pub fn rate_game(a: Side, b: Side, score_a: f64, now_ms: u64, period: &Period) -
     );
     let nb = update_over(
         rb,
-        &[GameResult {
+        &[PeriodGame {
             opponent: ra,
             score: 1.0 - score_a,
         }],

@@ -7,7 +7,7 @@
 /// `games` games between players `a` and `b`, of which `a` scored `a_score` (wins plus half
 /// the draws).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Pairing {
+pub struct HeadToHead {
     pub a: usize,
     pub b: usize,
     pub a_score: f64,
@@ -16,22 +16,22 @@ pub struct Pairing {
 
 /// Ratings of `players` players, in Elo points, with `anchor`'s at 0. Pairings that name a
 /// player out of range, or have no games, are ignored.
-pub fn fit(players: usize, results: &[Pairing], anchor: usize) -> Vec<f64> {
+pub fn fit(players: usize, results: &[HeadToHead], anchor: usize) -> Vec<f64> {
     if players == 0 || anchor >= players {
         return vec![0.0; players];
     }
     // The prior: one draw of each player against the anchor.
-    let prior = (0..players).filter(|&p| p != anchor).map(|p| Pairing {
+    let prior = (0..players).filter(|&p| p != anchor).map(|p| HeadToHead {
         a: p,
         b: anchor,
         a_score: 0.5,
         games: 1.0,
     });
-    let table: Vec<Pairing> = results
+    let table: Vec<HeadToHead> = results
         .iter()
         .copied()
         .filter(|r| r.a < players && r.b < players && r.a != r.b && r.games > 0.0)
-        .map(|r| Pairing {
+        .map(|r| HeadToHead {
             a_score: r.a_score.clamp(0.0, r.games),
             ..r
         })
@@ -83,7 +83,7 @@ mod tests {
         for a in 0..truth.len() {
             for b in a + 1..truth.len() {
                 let games = 10_000.0;
-                results.push(Pairing {
+                results.push(HeadToHead {
                     a,
                     b,
                     a_score: games * expected(truth[a] - truth[b]),
@@ -100,13 +100,13 @@ mod tests {
     #[test]
     fn a_clean_sweep_stays_finite_and_on_top() {
         let results = [
-            Pairing {
+            HeadToHead {
                 a: 1,
                 b: 0,
                 a_score: 20.0,
                 games: 20.0,
             },
-            Pairing {
+            HeadToHead {
                 a: 2,
                 b: 1,
                 a_score: 10.0,

@@ -33,7 +33,7 @@ impl Default for Rating {
 /// One game of the period: the opponent's rating before it, and the score (1 win, 0.5
 /// draw, 0 loss).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GameResult {
+pub struct PeriodGame {
     pub opponent: Rating,
     pub score: f64,
 }
@@ -48,14 +48,14 @@ fn expected(mu: f64, mu_j: f64, phi_j: f64) -> f64 {
 
 /// The rating after a period with these games, with system constant `tau` (0.3..1.2; the
 /// smaller, the less volatility changes). With no games only the deviation grows (step 6).
-pub fn update(player: Rating, games: &[GameResult], tau: f64) -> Rating {
+pub fn update(player: Rating, games: &[PeriodGame], tau: f64) -> Rating {
     update_over(player, games, tau, 1.0)
 }
 
 /// [`update`] with step 6 widening the deviation for `elapsed_periods` rating periods
 /// instead of one (Lichess's `elapsedRatingPeriods`): 0 when the time since the player's
 /// last game was already accounted for, as continuous rating does.
-pub fn update_over(player: Rating, games: &[GameResult], tau: f64, elapsed_periods: f64) -> Rating {
+pub fn update_over(player: Rating, games: &[PeriodGame], tau: f64, elapsed_periods: f64) -> Rating {
     let mu = (player.rating - 1500.0) / SCALE;
     let phi = player.deviation / SCALE;
     let sigma = player.volatility;
@@ -142,15 +142,15 @@ mod tests {
     #[test]
     fn glickmans_worked_example() {
         let games = [
-            GameResult {
+            PeriodGame {
                 opponent: r(1400.0, 30.0),
                 score: 1.0,
             },
-            GameResult {
+            PeriodGame {
                 opponent: r(1550.0, 100.0),
                 score: 0.0,
             },
-            GameResult {
+            PeriodGame {
                 opponent: r(1700.0, 300.0),
                 score: 0.0,
             },
@@ -173,7 +173,7 @@ mod tests {
         let opp = r(1500.0, 100.0);
         let win = update(
             Rating::default(),
-            &[GameResult {
+            &[PeriodGame {
                 opponent: opp,
                 score: 1.0,
             }],
@@ -181,7 +181,7 @@ mod tests {
         );
         let loss = update(
             Rating::default(),
-            &[GameResult {
+            &[PeriodGame {
                 opponent: opp,
                 score: 0.0,
             }],
@@ -189,7 +189,7 @@ mod tests {
         );
         let draw = update(
             Rating::default(),
-            &[GameResult {
+            &[PeriodGame {
                 opponent: opp,
                 score: 0.5,
             }],

@@ -20,6 +20,6 @@ pub mod interval;
 pub mod rank;
 
 pub use continuous::{Period, rate_game};
-pub use glicko2::{GameResult, Rating, update, update_over};
+pub use glicko2::{PeriodGame, Rating, update, update_over};
 pub use interval::wilson95;
 pub use rank::{Rank, rank_value};

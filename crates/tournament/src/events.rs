@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use weiqi_game::Settings;
 
-use crate::standings::Outcome;
+use crate::standings::BoardResult;
 
 /// How players are drawn into groups.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,7 +75,7 @@ pub enum Stage {
 
 /// One game of a round, or a walkover.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Board {
+pub struct RoundGame {
     /// Unique in the tournament: `t:{tournament}:r{round}:b{slot}:a{attempt}`.
     pub pairing_id: String,
     /// Empty for a walkover (no game is played).
@@ -95,13 +95,13 @@ pub struct Board {
     pub black: Option<String>,
     pub white: Option<String>,
     /// Set by a walkover at pairing time, or when the game's result is recorded.
-    pub result: Option<Outcome>,
+    pub result: Option<BoardResult>,
     /// The game's result was a forfeit, not play (an absent or withdrawn player).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub forfeit: bool,
 }
 
-impl Board {
+impl RoundGame {
     pub fn is_walkover(&self) -> bool {
         self.game_id.is_empty()
     }
@@ -114,8 +114,8 @@ impl Board {
     /// The player who goes on: the winner, or nobody.
     pub fn winner(&self) -> Option<&String> {
         match self.result? {
-            Outcome::BlackWins => self.black.as_ref(),
-            Outcome::WhiteWins => self.white.as_ref(),
+            BoardResult::BlackWins => self.black.as_ref(),
+            BoardResult::WhiteWins => self.white.as_ref(),
             _ => None,
         }
     }
@@ -129,12 +129,12 @@ pub struct Round {
     /// When its games start (C4: check-in opens; lateness counts from here).
     pub starts_ms: u64,
     /// Every attempt, in the order they were paired.
-    pub boards: Vec<Board>,
+    pub boards: Vec<RoundGame>,
 }
 
 impl Round {
     /// The latest attempt on each slot.
-    pub fn current_boards(&self) -> impl Iterator<Item = &Board> {
+    pub fn current_boards(&self) -> impl Iterator<Item = &RoundGame> {
         self.boards.iter().filter(|b| {
             !self
                 .boards
@@ -172,14 +172,14 @@ pub enum TournamentEvent {
     /// A game's result; `forfeit` when it was not played out (C4, C9).
     Recorded {
         game_id: String,
-        outcome: Outcome,
+        outcome: BoardResult,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         forfeit: bool,
     },
     /// A game played again (no result; a knockout draw), colours swapped.
     Replayed {
         round: u32,
-        board: Board,
+        board: RoundGame,
     },
     Finished {
         champion: Option<String>,

@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use crate::Tournament;
-use crate::events::{Board, Stage};
-use crate::standings::{Outcome, Standing};
+use crate::events::{RoundGame, Stage};
+use crate::standings::{BoardResult, Standing};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CrossTable {
@@ -51,23 +51,23 @@ pub struct KnockoutGame {
     pub black: Option<String>,
     pub white: Option<String>,
     pub game_id: String,
-    pub result: Option<Outcome>,
+    pub result: Option<BoardResult>,
 }
 
 pub fn group_letter(g: usize) -> String {
     char::from(b'A' + (g % 26) as u8).to_string()
 }
 
-fn cell(board: &Board, me: &str) -> &'static str {
+fn cell(board: &RoundGame, me: &str) -> &'static str {
     let black = board.black.as_deref() == Some(me);
     match (board.result, black, board.is_unplayed()) {
-        (Some(Outcome::Draw), ..) => "D",
-        (Some(Outcome::BothLose), ..) => "X",
-        (Some(Outcome::BlackWins), true, false) | (Some(Outcome::WhiteWins), false, false) => "W",
-        (Some(Outcome::BlackWins), false, false) | (Some(Outcome::WhiteWins), true, false) => "L",
-        (Some(Outcome::BlackWins), true, true) | (Some(Outcome::WhiteWins), false, true) => "W+",
-        (Some(Outcome::BlackWins), false, true) | (Some(Outcome::WhiteWins), true, true) => "L-",
-        (Some(Outcome::NoResult) | None, ..) => "",
+        (Some(BoardResult::Draw), ..) => "D",
+        (Some(BoardResult::BothLose), ..) => "X",
+        (Some(BoardResult::BlackWins), true, false) | (Some(BoardResult::WhiteWins), false, false) => "W",
+        (Some(BoardResult::BlackWins), false, false) | (Some(BoardResult::WhiteWins), true, false) => "L",
+        (Some(BoardResult::BlackWins), true, true) | (Some(BoardResult::WhiteWins), false, true) => "W+",
+        (Some(BoardResult::BlackWins), false, true) | (Some(BoardResult::WhiteWins), true, true) => "L-",
+        (Some(BoardResult::NoResult) | None, ..) => "",
     }
 }
 
@@ -90,7 +90,7 @@ pub fn cross_table(t: &Tournament) -> CrossTable {
                             if them == me {
                                 return "*".to_string();
                             }
-                            let between = |b: &&&Board| {
+                            let between = |b: &&&RoundGame| {
                                 let (x, y) = (b.black.as_deref(), b.white.as_deref());
                                 (x, y) == (Some(me), Some(them.as_str())) || (x, y) == (Some(them.as_str()), Some(me))
                             };

@@ -31,8 +31,8 @@ pub mod standings;
 mod tournament;
 
 pub use error::TournamentError;
-pub use events::{Board, Entrant, Round, Seeding, Stage, TournamentEvent, TournamentPhase, TournamentSettings};
-pub use standings::{Outcome, Standing};
+pub use events::{Entrant, Round, RoundGame, Seeding, Stage, TournamentEvent, TournamentPhase, TournamentSettings};
+pub use standings::{BoardResult, Standing};
 pub use tournament::{GameIds, Tournament};
 
 /// Limits on what a tournament may ask for (documented in docs/players.md, "Tournaments (C9)").

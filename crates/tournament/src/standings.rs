@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// How a game counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Outcome {
+pub enum BoardResult {
     BlackWins,
     WhiteWins,
     Draw,
@@ -27,14 +27,14 @@ pub enum Outcome {
 pub const WIN: u32 = 3;
 pub const DRAW: u32 = 1;
 
-impl Outcome {
+impl BoardResult {
     /// Points for Black and White.
     pub fn points(self) -> (u32, u32) {
         match self {
-            Outcome::BlackWins => (WIN, 0),
-            Outcome::WhiteWins => (0, WIN),
-            Outcome::Draw => (DRAW, DRAW),
-            Outcome::BothLose | Outcome::NoResult => (0, 0),
+            BoardResult::BlackWins => (WIN, 0),
+            BoardResult::WhiteWins => (0, WIN),
+            BoardResult::Draw => (DRAW, DRAW),
+            BoardResult::BothLose | BoardResult::NoResult => (0, 0),
         }
     }
 }
@@ -44,7 +44,7 @@ impl Outcome {
 pub struct Played<'a> {
     pub black: &'a str,
     pub white: &'a str,
-    pub outcome: Outcome,
+    pub outcome: BoardResult,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -89,7 +89,7 @@ pub fn standings(players: &[String], games: &[Played<'_>]) -> Vec<Standing> {
         let (Some(b), Some(w)) = (idx(g.black), idx(g.white)) else {
             continue;
         };
-        if g.outcome == Outcome::NoResult {
+        if g.outcome == BoardResult::NoResult {
             continue;
         }
         let (pb, pw) = g.outcome.points();
@@ -144,7 +144,7 @@ mod tests {
         (0..n).map(|i| format!("p{i}")).collect()
     }
 
-    fn g<'a>(black: &'a str, white: &'a str, outcome: Outcome) -> Played<'a> {
+    fn g<'a>(black: &'a str, white: &'a str, outcome: BoardResult) -> Played<'a> {
         Played { black, white, outcome }
     }
 
@@ -152,7 +152,7 @@ mod tests {
     /// game between the tied players.
     #[test]
     fn points_then_head_to_head_c9() {
-        use Outcome::*;
+        use BoardResult::*;
         let p = ids(4);
         let games = [
             g("p0", "p1", WhiteWins), // p1 beats p0
@@ -174,7 +174,7 @@ mod tests {
 
     #[test]
     fn a_circle_goes_to_sonneborn_berger_then_the_draw() {
-        use Outcome::*;
+        use BoardResult::*;
         let p = ids(4);
         // p0 > p1 > p2 > p0; each beats p3.
         let games = [
@@ -198,7 +198,7 @@ mod tests {
     #[test]
     fn both_forfeiting_is_a_loss_for_both_c4() {
         let p = ids(2);
-        let s = standings(&p, &[g("p0", "p1", Outcome::BothLose)]);
+        let s = standings(&p, &[g("p0", "p1", BoardResult::BothLose)]);
         assert!(s.iter().all(|r| r.points == 0 && r.losses == 1));
     }
 }

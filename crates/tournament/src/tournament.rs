@@ -7,10 +7,10 @@ use weiqi_game::{ColorChoice, RefereeMode, Settings};
 
 use crate::bracket;
 use crate::error::TournamentError;
-use crate::events::{Board, Entrant, Round, Seeding, Stage, TournamentEvent, TournamentPhase, TournamentSettings};
+use crate::events::{Entrant, Round, RoundGame, Seeding, Stage, TournamentEvent, TournamentPhase, TournamentSettings};
 use crate::limits;
 use crate::schedule::{deal, round_robin, shuffle};
-use crate::standings::{Outcome, Played, Standing, standings};
+use crate::standings::{BoardResult, Played, Standing, standings};
 
 /// The game id a board's game gets (the server derives it from the pairing id).
 pub trait GameIds {
@@ -225,7 +225,14 @@ impl Tournament {
     /// draw in the knockout) comes with the replay, colours swapped.
     /// A game's result; `forfeit` when it was not played out (an absent or withdrawn
     /// player, C4/C9), which the cross-table marks as a walkover is marked.
-    pub fn record(&self, game_id: &str, outcome: Outcome, forfeit: bool, ids: &dyn GameIds, now_ms: u64) -> Decided {
+    pub fn record(
+        &self,
+        game_id: &str,
+        outcome: BoardResult,
+        forfeit: bool,
+        ids: &dyn GameIds,
+        now_ms: u64,
+    ) -> Decided {
         self.need(TournamentPhase::Running)?;
         let not_ours = || TournamentError::NotOurGame(game_id.to_string());
         let round = self.rounds.last().ok_or_else(not_ours)?;
@@ -239,12 +246,12 @@ impl Tournament {
             forfeit,
         }];
         let replay = match outcome {
-            Outcome::NoResult => true,
-            Outcome::Draw => round.stage == Stage::Knockout,
+            BoardResult::NoResult => true,
+            BoardResult::Draw => round.stage == Stage::Knockout,
             _ => false,
         };
         if replay && board.attempt < limits::MAX_REPLAYS {
-            let mut again = Board {
+            let mut again = RoundGame {
                 attempt: board.attempt + 1,
                 black: board.white.clone(),
                 white: board.black.clone(),
@@ -299,7 +306,7 @@ impl Tournament {
                 at_ms: now_ms,
             },
             Stage::Knockout => {
-                let mut boards: Vec<&Board> = last.current_boards().collect();
+                let mut boards: Vec<&RoundGame> = last.current_boards().collect();
                 boards.sort_by_key(|b| b.slot);
                 let goes_on: Vec<Option<String>> = boards.iter().map(|b| self.goes_on(last.number, b)).collect();
                 if goes_on.len() == 1 {
@@ -317,9 +324,9 @@ impl Tournament {
 
     /// Who goes on from a finished knockout board: its winner; after the last replay
     /// still without one, the lots from the seed decide (limits::MAX_REPLAYS).
-    fn goes_on(&self, round: u32, b: &Board) -> Option<String> {
+    fn goes_on(&self, round: u32, b: &RoundGame) -> Option<String> {
         match b.result {
-            Some(Outcome::Draw | Outcome::NoResult) => {
+            Some(BoardResult::Draw | BoardResult::NoResult) => {
                 if bracket::coin(self.seed, round, b.slot, bracket::LOTS) {
                     b.black.clone()
                 } else {
@@ -361,16 +368,16 @@ impl Tournament {
         [black, white]: [Option<String>; 2],
         starts_ms: u64,
         ids: &dyn GameIds,
-    ) -> Board {
+    ) -> RoundGame {
         let gone = |p: &Option<String>| p.as_ref().is_none_or(|p| self.withdrawn.contains(p));
         let walkover = match (gone(&black), gone(&white)) {
             (false, false) => None,
-            (true, false) => Some(Outcome::WhiteWins),
-            (false, true) => Some(Outcome::BlackWins),
-            (true, true) => Some(Outcome::BothLose),
+            (true, false) => Some(BoardResult::WhiteWins),
+            (false, true) => Some(BoardResult::BlackWins),
+            (true, true) => Some(BoardResult::BothLose),
         };
         let pairing_id = self.pairing_id(round, group, slot, 0);
-        Board {
+        RoundGame {
             game_id: if walkover.is_some() {
                 String::new()
             } else {
@@ -448,7 +455,7 @@ impl Tournament {
 
     /// The group's finished games (replays superseded; a last attempt still without a
     /// result counts as a draw).
-    pub fn group_games(&self, group: usize) -> Vec<&Board> {
+    pub fn group_games(&self, group: usize) -> Vec<&RoundGame> {
         self.rounds
             .iter()
             .filter(|r| r.stage == Stage::Groups)
@@ -470,7 +477,7 @@ impl Tournament {
                     black: b.black.as_deref()?,
                     white: b.white.as_deref()?,
                     outcome: match b.result? {
-                        Outcome::NoResult => Outcome::Draw,
+                        BoardResult::NoResult => BoardResult::Draw,
                         o => o,
                     },
                 })
@@ -481,7 +488,7 @@ impl Tournament {
 
     /// The settings of a board's game: the tournament's game settings with the referee
     /// mode, colours, seat and start the tournament fixes.
-    pub fn game_settings(&self, round: &Round, board: &Board) -> Settings {
+    pub fn game_settings(&self, round: &Round, board: &RoundGame) -> Settings {
         let mut s = self.settings.game.clone();
         s.mode = RefereeMode::Tournament;
         s.allow_undo = false;
@@ -498,7 +505,7 @@ impl Tournament {
     }
 
     /// Every game still to be played or under way, with its round.
-    pub fn open_boards(&self) -> Vec<(&Round, &Board)> {
+    pub fn open_boards(&self) -> Vec<(&Round, &RoundGame)> {
         self.rounds
             .last()
             .map(|r| {

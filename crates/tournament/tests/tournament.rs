@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use weiqi_game::Settings;
 use weiqi_tournament::{
-    Board, Entrant, Outcome, Seeding, Stage, Tournament, TournamentError, TournamentEvent, TournamentPhase,
+    BoardResult, Entrant, RoundGame, Seeding, Stage, Tournament, TournamentError, TournamentEvent, TournamentPhase,
     TournamentSettings, export,
 };
 
@@ -72,14 +72,14 @@ impl Log {
     }
 
     /// Plays every open game with `decide`, then advances; until the end.
-    fn run(&mut self, mut decide: impl FnMut(&Board, Stage) -> Outcome) {
+    fn run(&mut self, mut decide: impl FnMut(&RoundGame, Stage) -> BoardResult) {
         let mut now = 10;
         for _ in 0..100 {
             self.advance(now);
             if self.t.phase == TournamentPhase::Finished {
                 return;
             }
-            let open: Vec<(Stage, Board)> = self
+            let open: Vec<(Stage, RoundGame)> = self
                 .t
                 .open_boards()
                 .into_iter()
@@ -100,11 +100,11 @@ fn number(p: &Option<String>) -> u32 {
 }
 
 /// The lower number wins.
-fn stronger_wins(b: &Board, _: Stage) -> Outcome {
+fn stronger_wins(b: &RoundGame, _: Stage) -> BoardResult {
     if number(&b.black) < number(&b.white) {
-        Outcome::BlackWins
+        BoardResult::BlackWins
     } else {
-        Outcome::WhiteWins
+        BoardResult::WhiteWins
     }
 }
 
@@ -212,14 +212,14 @@ fn bad_requests_are_typed_errors() {
     log.advance(6);
     assert_eq!(
         log.t
-            .record("someone-elses-game", Outcome::BlackWins, false, &game_ids, 7),
+            .record("someone-elses-game", BoardResult::BlackWins, false, &game_ids, 7),
         Err(TournamentError::NotOurGame("someone-elses-game".into()))
     );
     let g = log.t.open_boards()[0].1.game_id.clone();
-    let d = log.t.record(&g, Outcome::BlackWins, false, &game_ids, 7);
+    let d = log.t.record(&g, BoardResult::BlackWins, false, &game_ids, 7);
     log.push(d).unwrap();
     assert_eq!(
-        log.t.record(&g, Outcome::WhiteWins, false, &game_ids, 8),
+        log.t.record(&g, BoardResult::WhiteWins, false, &game_ids, 8),
         Err(TournamentError::NotOurGame(g))
     );
 }
@@ -236,13 +236,13 @@ fn knockout_games_have_a_half_point_komi_and_draws_are_replayed() {
     // The group game: no result is replayed (C7), then a draw counts 1 each (C9).
     let (_, b) = log.t.open_boards()[0];
     let (g, black) = (b.game_id.clone(), b.black.clone());
-    let d = log.t.record(&g, Outcome::NoResult, false, &game_ids, 7);
+    let d = log.t.record(&g, BoardResult::NoResult, false, &game_ids, 7);
     assert!(matches!(d.as_ref().unwrap()[1], TournamentEvent::Replayed { .. }));
     log.push(d).unwrap();
     let (_, again) = log.t.open_boards()[0];
     assert_eq!((again.attempt, &again.white), (1, &black), "colours swapped");
     let g = again.game_id.clone();
-    let d = log.t.record(&g, Outcome::Draw, false, &game_ids, 8);
+    let d = log.t.record(&g, BoardResult::Draw, false, &game_ids, 8);
     assert_eq!(d.as_ref().unwrap().len(), 1, "a group draw stands");
     log.push(d).unwrap();
     assert!(log.t.group_standings(0).iter().all(|s| s.points == 1));
@@ -256,14 +256,14 @@ fn knockout_games_have_a_half_point_komi_and_draws_are_replayed() {
         let (_, b) = log.t.open_boards()[0];
         assert_eq!((b.attempt, &b.black), (attempt, &black));
         let g = b.game_id.clone();
-        let d = log.t.record(&g, Outcome::Draw, false, &game_ids, 10);
+        let d = log.t.record(&g, BoardResult::Draw, false, &game_ids, 10);
         log.push(d).unwrap();
         black = log.t.open_boards()[0].1.black.clone();
     }
     // After the last replay the lots from the seed decide, and the tournament ends.
     let (_, b) = log.t.open_boards()[0];
     let g = b.game_id.clone();
-    let d = log.t.record(&g, Outcome::Draw, false, &game_ids, 11);
+    let d = log.t.record(&g, BoardResult::Draw, false, &game_ids, 11);
     log.push(d).unwrap();
     log.advance(12);
     assert_eq!(log.t.phase, TournamentPhase::Finished);
@@ -281,11 +281,11 @@ fn a_double_forfeit_in_the_semi_final_is_a_walkover_in_the_final_c4() {
     log.run(|b, stage| {
         let (x, y) = (number(&b.black), number(&b.white));
         if stage == Stage::Knockout && b.slot == 1 && b.game_id.contains(":r2:") {
-            Outcome::BothLose
+            BoardResult::BothLose
         } else if x < y {
-            Outcome::BlackWins
+            BoardResult::BlackWins
         } else {
-            Outcome::WhiteWins
+            BoardResult::WhiteWins
         }
     });
     let t = &log.t;
@@ -342,9 +342,9 @@ fn head_to_head_decides_who_qualifies_c9() {
         let (lo, hi) = (x.min(y), x.max(y));
         let lower_wins = !matches!((lo, hi), (2, 4) | (1, 2));
         if lower_wins == (x < y) {
-            Outcome::BlackWins
+            BoardResult::BlackWins
         } else {
-            Outcome::WhiteWins
+            BoardResult::WhiteWins
         }
     });
     let s = log.t.group_standings(0);
@@ -382,7 +382,7 @@ proptest! {
         let mut k = 0;
         log.run(|_, _| {
             k += 1;
-            [Outcome::BlackWins, Outcome::WhiteWins, Outcome::Draw, Outcome::BothLose, Outcome::NoResult][usize::from(results[k % results.len()])]
+            [BoardResult::BlackWins, BoardResult::WhiteWins, BoardResult::Draw, BoardResult::BothLose, BoardResult::NoResult][usize::from(results[k % results.len()])]
         });
         let t = &log.t;
         for (g, members) in t.groups.iter().enumerate() {

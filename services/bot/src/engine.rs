@@ -74,7 +74,7 @@ pub struct Clock {
 }
 
 /// A GTP engine process and what it holds.
-pub struct Engine {
+pub struct EngineProcess {
     command: String,
     timeout: Duration,
     client: Option<Client>,
@@ -85,11 +85,11 @@ pub struct Engine {
     pending: Vec<String>,
 }
 
-impl Engine {
+impl EngineProcess {
     /// An engine for `command` (started on first use); `timeout` bounds commands other
     /// than `genmove`, whose bound is the clock.
-    pub fn new(command: &str, timeout: Duration) -> Engine {
-        Engine {
+    pub fn new(command: &str, timeout: Duration) -> EngineProcess {
+        EngineProcess {
             command: command.to_string(),
             timeout,
             client: None,

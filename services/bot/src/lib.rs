@@ -36,7 +36,7 @@ use tonic::{Code, Request};
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::game_service_client::GameServiceClient;
 
-use engine::Engine;
+use engine::EngineProcess;
 use play::{Finished, Seat};
 use spec::JoinFilter;
 
@@ -127,20 +127,20 @@ pub struct Ctx {
 
 /// Engines shared by all games (`--pool`).
 struct Pool {
-    free: Mutex<Vec<Engine>>,
+    free: Mutex<Vec<EngineProcess>>,
     permits: Semaphore,
 }
 
 /// The engine a game uses: its own process, or one from the pool for each call.
 pub struct Engines {
-    own: Option<Engine>,
+    own: Option<EngineProcess>,
     pool: Option<Arc<Pool>>,
     transcript: Vec<String>,
 }
 
 impl Engines {
     /// Runs `f` on an engine, on a blocking thread (engine calls wait on a child process).
-    async fn with<R: Send + 'static>(&mut self, f: impl FnOnce(&mut Engine) -> R + Send + 'static) -> R {
+    async fn with<R: Send + 'static>(&mut self, f: impl FnOnce(&mut EngineProcess) -> R + Send + 'static) -> R {
         let (permit, engine) = match &self.pool {
             None => (None, self.own.take().expect("the game's engine is in place")),
             Some(pool) => {
@@ -259,12 +259,12 @@ async fn serve(args: BotArgs, seek: Option<pb::GameSettings>) -> anyhow::Result<
     let timeout = Duration::from_secs_f64(args.engine_timeout);
     let pool = args.pool.map(|k| {
         Arc::new(Pool {
-            free: Mutex::new((0..k).map(|_| Engine::new(&args.engine, timeout)).collect()),
+            free: Mutex::new((0..k).map(|_| EngineProcess::new(&args.engine, timeout)).collect()),
             permits: Semaphore::new(k),
         })
     });
     let engines = || Engines {
-        own: pool.is_none().then(|| Engine::new(&args.engine, timeout)),
+        own: pool.is_none().then(|| EngineProcess::new(&args.engine, timeout)),
         pool: pool.clone(),
         transcript: Vec::new(),
     };

@@ -13,7 +13,7 @@ use weiqi_game::{Actor, Command, Game, Seat};
 use weiqi_proto::v1 as pb;
 use weiqi_rules::Policy;
 use weiqi_server::convert;
-use weiqi_server::hub::{GameView, Outcome};
+use weiqi_server::hub::{Applied, GameView};
 
 const VIEWS: [pb::StateView; 2] = [pb::StateView::Full, pb::StateView::Basic];
 
@@ -48,7 +48,7 @@ fn main() {
                 let t1 = Instant::now();
                 let answer = pb::PlayResponse {
                     result: Some(convert::outcome_to(
-                        Outcome {
+                        Applied {
                             game: GameView::of("0123456789abcdef", &g, now),
                             // (Cloned as the hub does: each event redacted for its caller.)
                             events: events.clone(),

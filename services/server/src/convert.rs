@@ -10,7 +10,7 @@ use weiqi_proto::v1 as pb;
 use weiqi_rules::{Color, Move, Point, Preset};
 use weiqi_store::{Lobby, LobbyRow};
 
-use crate::hub::{Broadcast, GameView, Outcome};
+use crate::hub::{Applied, Broadcast, GameView};
 use crate::status::{bad_request, invalid};
 
 /// A client's request id: at most 128 characters, none of them control characters (a
@@ -343,7 +343,7 @@ fn seat_player_to(p: &weiqi_game::PlayerRef) -> pb::SeatPlayer {
 }
 
 /// What a command did, as its caller gets it, in the view the caller asked for.
-pub fn outcome_to(o: Outcome, view: pb::StateView) -> pb::CommandResult {
+pub fn outcome_to(o: Applied, view: pb::StateView) -> pb::CommandResult {
     pb::CommandResult {
         events: o.events.iter().map(event_to).collect(),
         state: Some(view_as(o.game, view)),

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use weiqi_rating::elo::{Pairing, fit};
+use weiqi_rating::elo::{HeadToHead, fit};
 
 use crate::Error;
 use crate::arena::ArenaResult;
@@ -254,7 +254,7 @@ impl LoopState {
         let mut table = Vec::new();
         let mut add = |r: &ArenaResult| {
             if let (Some(a), Some(b)) = (index(&r.a), index(&r.b)) {
-                table.push(Pairing {
+                table.push(HeadToHead {
                     a,
                     b,
                     a_score: r.a_wins as f64 + 0.5 * r.draws as f64,

@@ -12,7 +12,7 @@ use weiqi_store::{Append, EventStore};
 use super::entry::{Entry, Published, Slot, answer_from_log, redact_for_actor};
 use super::error::{GameAt, HubError};
 use super::lobby::summary;
-use super::view::{GameView, Outcome};
+use super::view::{Applied, GameView};
 use super::{Hub, Mutation};
 use crate::auth;
 use crate::requests::{Answered, RequestKey};
@@ -179,7 +179,7 @@ impl<S: EventStore> Hub<S> {
         caller: impl Into<Caller<'a>>,
         cmd: Command,
         m: Mutation,
-    ) -> Result<Outcome, HubError> {
+    ) -> Result<Applied, HubError> {
         let caller = caller.into();
         let mut entry = self.lock_for_command(game_id).await?;
         let done = match self.run_locked(game_id, &mut entry, caller, &cmd, &m).await {
@@ -212,7 +212,7 @@ impl<S: EventStore> Hub<S> {
         caller: Caller<'_>,
         cmd: &Command,
         m: &Mutation,
-    ) -> Result<Outcome, HubError> {
+    ) -> Result<Applied, HubError> {
         let actor = match caller {
             Caller::Actor(a) => a,
             Caller::Token(token) => entry.actor_for(token, game_id)?,
@@ -246,7 +246,7 @@ impl<S: EventStore> Hub<S> {
         key: &RequestKey,
         actor: Actor,
         request_id: &str,
-    ) -> Result<Option<Outcome>, HubError> {
+    ) -> Result<Option<Applied>, HubError> {
         let stored = self.stored_game(game_id).await?;
         let answered: HashMap<String, Answered> = stored.responses.into_iter().map(RequestKey::parse).collect();
         let Some(done) = key.find(&answered) else {
@@ -271,7 +271,7 @@ impl<S: EventStore> Hub<S> {
         cmd: &Command,
         guest_hash: Option<String>,
         request: Option<RequestKey>,
-    ) -> Result<Outcome, HubError> {
+    ) -> Result<Applied, HubError> {
         let now = self.time.now_ms();
         let watched = entry.watchers.count() > 0;
         let game = entry.game.get();
@@ -298,7 +298,7 @@ impl<S: EventStore> Hub<S> {
                 });
             }
         };
-        let answer = |game: &Game, events: &[Event]| Outcome {
+        let answer = |game: &Game, events: &[Event]| Applied {
             events: events.iter().map(|e| redact_for_actor(e, game, actor)).collect(),
             game: GameView::of(game_id, game, now),
         };

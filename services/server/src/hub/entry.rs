@@ -13,7 +13,7 @@ use weiqi_game::{Actor, Corrupt, Event, Game, Ms, ParkedGame, Seat};
 use super::audience::Audience;
 use super::error::{Denied, GameAt, HubError};
 use super::lobby::Listing;
-use super::view::{GameView, Outcome};
+use super::view::{Applied, GameView};
 use crate::auth;
 use crate::requests::{Answered, SeenRequests};
 
@@ -237,7 +237,7 @@ pub fn redact_for_actor(e: &Event, g: &Game, actor: Actor) -> Event {
 /// The first answer to a request, rebuilt from the game's log: its command's events are
 /// contiguous (for ids stored without their count, those that share the first one's
 /// time), with the game as it was right after them.
-pub(super) fn answer_from_log(game_id: &str, log: &[Event], done: &Answered, actor: Actor) -> Option<Outcome> {
+pub(super) fn answer_from_log(game_id: &str, log: &[Event], done: &Answered, actor: Actor) -> Option<Applied> {
     let start = log.iter().position(|e| e.seq == done.first)?;
     let at = log[start].at;
     let events: Vec<&Event> = match done.events {
@@ -246,7 +246,7 @@ pub(super) fn answer_from_log(game_id: &str, log: &[Event], done: &Answered, act
     };
     let last = events.last()?.seq;
     let g = Game::from_events(log.iter().take_while(|e| e.seq <= last)).ok()?;
-    Some(Outcome {
+    Some(Applied {
         events: events.iter().map(|e| redact_for_actor(e, &g, actor)).collect(),
         game: GameView::of(game_id, &g, at),
     })

@@ -38,7 +38,7 @@ pub use error::{Denied, GameAt, HubError, valid_game_id};
 pub use listener::{GameListener, ListenerFuture};
 pub use paired::GameHost;
 pub use time::TimeSource;
-pub use view::{GameView, Outcome};
+pub use view::{Applied, GameView};
 pub use watch::WatchStream;
 
 use crate::metrics::Metrics;

@@ -83,7 +83,7 @@ impl GameView {
 
 /// What a command did: its events, as its caller may see them, and the game after them.
 #[derive(Debug, Clone)]
-pub struct Outcome {
+pub struct Applied {
     pub events: Vec<weiqi_game::Event>,
     pub game: GameView,
 }

@@ -4,7 +4,9 @@ use tonic::Status;
 use weiqi_game::Ms;
 use weiqi_proto::v1 as pb;
 use weiqi_tournament::export::group_letter;
-use weiqi_tournament::{Board, Outcome, Round, Seeding, Stage, Tournament, TournamentPhase, TournamentSettings};
+use weiqi_tournament::{
+    BoardResult, Round, RoundGame, Seeding, Stage, Tournament, TournamentPhase, TournamentSettings,
+};
 
 use crate::convert::{settings_from, settings_to};
 use crate::status::{bad_request, invalid};
@@ -63,18 +65,18 @@ pub fn phase_to(p: TournamentPhase) -> pb::TournamentPhase {
     }
 }
 
-fn result_to(r: Option<Outcome>) -> pb::BoardResult {
+fn result_to(r: Option<BoardResult>) -> pb::BoardResult {
     match r {
         None => pb::BoardResult::Unspecified,
-        Some(Outcome::BlackWins) => pb::BoardResult::BlackWins,
-        Some(Outcome::WhiteWins) => pb::BoardResult::WhiteWins,
-        Some(Outcome::Draw) => pb::BoardResult::Draw,
-        Some(Outcome::BothLose) => pb::BoardResult::BothLose,
-        Some(Outcome::NoResult) => pb::BoardResult::NoResult,
+        Some(BoardResult::BlackWins) => pb::BoardResult::BlackWins,
+        Some(BoardResult::WhiteWins) => pb::BoardResult::WhiteWins,
+        Some(BoardResult::Draw) => pb::BoardResult::Draw,
+        Some(BoardResult::BothLose) => pb::BoardResult::BothLose,
+        Some(BoardResult::NoResult) => pb::BoardResult::NoResult,
     }
 }
 
-fn board_to(b: &Board) -> pb::TournamentBoard {
+fn board_to(b: &RoundGame) -> pb::TournamentBoard {
     pb::TournamentBoard {
         game_id: b.game_id.clone(),
         black_player_id: b.black.clone().unwrap_or_default(),

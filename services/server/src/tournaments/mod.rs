@@ -21,7 +21,7 @@ use weiqi_game::weiqi_rules::Color;
 use weiqi_game::{EndReason, GameResult, PlayerRef, Seat};
 use weiqi_players::Pairing;
 use weiqi_store::{Accounts, StoreError};
-use weiqi_tournament::{Board, Outcome, Round, Tournament, TournamentError, TournamentEvent, TournamentPhase};
+use weiqi_tournament::{BoardResult, Round, RoundGame, Tournament, TournamentError, TournamentEvent, TournamentPhase};
 
 use crate::hub::{GameHost, HubError};
 
@@ -197,7 +197,7 @@ impl Tournaments {
 }
 
 /// The pairing of a board's game: Black hosts, White's seat is kept for them.
-fn pairing(t: &Tournament, round: &Round, board: &Board, now_ms: u64) -> Option<Pairing> {
+fn pairing(t: &Tournament, round: &Round, board: &RoundGame, now_ms: u64) -> Option<Pairing> {
     let player = |id: &Option<String>| {
         let id = id.as_ref()?;
         let e = t.entrant(id)?;
@@ -218,14 +218,14 @@ fn pairing(t: &Tournament, round: &Round, board: &Board, now_ms: u64) -> Option<
 }
 
 /// How a game's result counts in the tournament.
-pub fn outcome_of(r: &GameResult) -> Outcome {
+pub fn outcome_of(r: &GameResult) -> BoardResult {
     match (r.winner, r.reason) {
-        (Some(Color::Black), _) => Outcome::BlackWins,
-        (Some(Color::White), _) => Outcome::WhiteWins,
-        (None, EndReason::DoubleForfeit) => Outcome::BothLose,
-        (None, EndReason::DrawByAgreement | EndReason::Score) => Outcome::Draw,
+        (Some(Color::Black), _) => BoardResult::BlackWins,
+        (Some(Color::White), _) => BoardResult::WhiteWins,
+        (None, EndReason::DoubleForfeit) => BoardResult::BothLose,
+        (None, EndReason::DrawByAgreement | EndReason::Score) => BoardResult::Draw,
         // No result (C7), and a game cancelled (never, for a paired game): played again.
-        (None, _) => Outcome::NoResult,
+        (None, _) => BoardResult::NoResult,
     }
 }
 
@@ -242,14 +242,14 @@ mod tests {
         };
         assert_eq!(
             outcome_of(&r(Some(Color::White), EndReason::Forfeit)),
-            Outcome::WhiteWins
+            BoardResult::WhiteWins
         );
         assert_eq!(
             outcome_of(&r(Some(Color::Black), EndReason::Penalty)),
-            Outcome::BlackWins
+            BoardResult::BlackWins
         );
-        assert_eq!(outcome_of(&r(None, EndReason::DoubleForfeit)), Outcome::BothLose);
-        assert_eq!(outcome_of(&r(None, EndReason::Score)), Outcome::Draw);
-        assert_eq!(outcome_of(&r(None, EndReason::NoResult)), Outcome::NoResult);
+        assert_eq!(outcome_of(&r(None, EndReason::DoubleForfeit)), BoardResult::BothLose);
+        assert_eq!(outcome_of(&r(None, EndReason::Score)), BoardResult::Draw);
+        assert_eq!(outcome_of(&r(None, EndReason::NoResult)), BoardResult::NoResult);
     }
 }

@@ -4,7 +4,7 @@
 
 use weiqi_game::Ms;
 use weiqi_players::PlayerRecord;
-use weiqi_tournament::{Board, Entrant, Round, Stage, Tournament, TournamentPhase, TournamentSettings};
+use weiqi_tournament::{Entrant, Round, RoundGame, Stage, Tournament, TournamentPhase, TournamentSettings};
 
 use super::{Tournaments, TournamentsError};
 use crate::auth;
@@ -26,7 +26,7 @@ impl Tournaments {
         let t = Tournament::fold([&created])?;
         // Its games' settings must be ones a game accepts (board size, clock, lateness):
         // refused now rather than when the first round is paired.
-        let sample = Board {
+        let sample = RoundGame {
             pairing_id: String::new(),
             game_id: String::new(),
             group: Some(0),
