@@ -352,8 +352,8 @@ fn arena(
     device: &str,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let player = |spec: &str| weiqi_trainer::runs::player(spec, visits, device);
-    let (mut pa, mut pb) = (player(a)?, player(b)?);
+    let player = |spec: &str, k: u64| weiqi_trainer::runs::player(spec, visits, device, seed.wrapping_add(k));
+    let (mut pa, mut pb) = (player(a, 0)?, player(b, 1)?);
     let rules = Preset::Chinese.rules().with_komi(komi);
     let r = weiqi_trainer::arena::arena(pa.as_mut(), pb.as_mut(), games, size, rules, seed, opening);
     if let Some(why) = pa.failure().or_else(|| pb.failure()) {

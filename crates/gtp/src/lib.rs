@@ -28,7 +28,7 @@ pub use engine::{COMMANDS, GtpEngine};
 pub use mcts::{MctsPlayer, MctsSettings};
 pub use player::{Choice, Player, PlayerKind, RandomPlayer};
 pub use protocol::{Line, Reply};
-pub use referee::{Ending, GameOutcome, MatchSettings, PlayedGame, Tally, play_game};
+pub use referee::{Ending, GameOutcome, MatchSettings, PlayedGame, Tally, play_game, play_out};
 pub use timing::{Budget, TimeSettings};
 
 use std::io::{BufRead, Write};

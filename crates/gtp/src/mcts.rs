@@ -419,6 +419,10 @@ impl MctsPlayer {
 }
 
 impl Player for MctsPlayer {
+    fn name(&self) -> String {
+        "mcts".into()
+    }
+
     fn genmove(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> Choice {
         let root = to_move(state, color);
         if root.legal_moves().len() <= 1 {

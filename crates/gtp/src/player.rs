@@ -1,4 +1,5 @@
-//! Who chooses the engine's moves (`genmove`).
+//! Who chooses moves: the one `Player` trait, for `weiqi gtp` (the engine's `genmove`),
+//! the referee's in-process games and the trainer's arena.
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
@@ -19,6 +20,15 @@ pub trait Player {
     /// game played out (KGS's `kgs-genmove_cleanup`): no pass while dead stones of the
     /// opponent are left to capture.
     fn genmove(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> Choice;
+
+    /// The player's name in reports (`light`, `mcts`, `gtp:COMMAND`, `net:PATH@VISITS`).
+    fn name(&self) -> String;
+
+    /// Why the player stopped choosing real moves (an engine that failed, a network that
+    /// could not evaluate): its games' results are then no measurement.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The players `weiqi gtp --player` offers.
@@ -73,6 +83,10 @@ impl Player for RandomPlayer {
             self.policy
         };
         Choice::Play(s.choose_random(policy, &mut self.rng))
+    }
+
+    fn name(&self) -> String {
+        format!("{:?}", self.policy).to_lowercase()
     }
 }
 

@@ -1,13 +1,17 @@
-//! A referee for two GTP engines (as gogui-twogtp): games with colours alternating,
-//! every move checked by the rules crate, the end counted by area.
+//! The referee of matches: two GTP engines in child processes (`play_game`, as
+//! gogui-twogtp), or two players in this process (`play_out`, the trainer's arena). One
+//! rule for both: every move checked by the rules crate, an illegal move forfeits, a
+//! resignation ends the game, the end counted by area.
 
 use std::time::{Duration, Instant};
 
 use weiqi_rules::sgf::GameRecord;
-use weiqi_rules::{Color, Move, Point, Rules, State};
+use weiqi_rules::{Color, Move, Point, Policy, Rules, State};
 
 use crate::client::{Client, ClientError};
+use crate::player::{Choice, Player};
 use crate::protocol::Reply;
+use crate::timing::Budget;
 
 /// How a match is played.
 #[derive(Debug, Clone)]
@@ -203,6 +207,50 @@ pub fn play_game(black: &mut Client, white: &mut Client, m: &MatchSettings) -> R
     ))
 }
 
+/// Plays one game between two players in this process (the trainer's arena, a Python
+/// policy): the same rules as [`play_game`] for engines in child processes. A move the
+/// rules refuse forfeits the game, a resignation ends it, and the end (two passes, or
+/// `max_moves` plies) is counted by area with every stone alive, since players in one
+/// process play their games out. The first `opening` plies are light random moves drawn
+/// from `rng`, so that a match of deterministic players sees varied games.
+pub fn play_out(
+    black: &mut dyn Player,
+    white: &mut dyn Player,
+    start: State,
+    opening: usize,
+    max_moves: usize,
+    budget: Budget,
+    rng: &mut dyn rand::RngCore,
+) -> PlayedGame {
+    let mut state = start;
+    while !state.is_over() {
+        if state.move_number() >= max_moves {
+            let wmb = state.tromp_taylor_score().white_minus_black;
+            return PlayedGame::new(Ending::MoveLimit { white_minus_black: wmb }, winner_of(wmb), &state);
+        }
+        let color = state.to_move();
+        let mv = if state.move_number() < opening {
+            state.clone().choose_random(Policy::Light, rng)
+        } else {
+            let mover: &mut dyn Player = if color == Color::Black {
+                &mut *black
+            } else {
+                &mut *white
+            };
+            match mover.genmove(&state, color, budget, false) {
+                Choice::Play(mv) => mv,
+                Choice::Resign => return PlayedGame::new(Ending::Resignation, Some(color.opponent()), &state),
+            }
+        };
+        if let Err(e) = state.play(mv) {
+            let why = format!("{color} played {} ({e})", mv.to_gtp(state.board().height()));
+            return PlayedGame::new(Ending::Forfeit(why), Some(color.opponent()), &state);
+        }
+    }
+    let wmb = state.tromp_taylor_score().white_minus_black;
+    PlayedGame::new(Ending::Score { white_minus_black: wmb }, winner_of(wmb), &state)
+}
+
 /// The count by area, with the dead stones both engines name when they agree, and the
 /// rules crate's estimate otherwise.
 fn count(state: &State, black: &mut Client, white: &mut Client, m: &MatchSettings) -> Result<f64, ClientError> {
@@ -268,6 +316,41 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A player that always answers the same: a point, or a resignation.
+    struct Stubborn(Choice);
+
+    impl Player for Stubborn {
+        fn genmove(&mut self, _: &State, _: Color, _: Budget, _: bool) -> Choice {
+            self.0
+        }
+        fn name(&self) -> String {
+            "stubborn".into()
+        }
+    }
+
+    /// In-process games follow the engines' rule: an illegal move forfeits (the point is
+    /// taken by the second time it is played), a resignation loses, two passes count.
+    #[test]
+    fn in_process_games_forfeit_illegal_moves_and_lose_on_resignation() {
+        let start = || State::new(5, Rules::default()).unwrap();
+        let budget = Budget {
+            time: Duration::from_millis(1),
+        };
+        let mut rng = weiqi_rules::rng::SplitMix64(1);
+        let point = Choice::Play(Move::Place(Point::new(2, 2)));
+        let (mut a, mut b) = (Stubborn(point), Stubborn(point));
+        let g = play_out(&mut a, &mut b, start(), 0, 100, budget, &mut rng);
+        assert!(matches!(g.ending, Ending::Forfeit(_)), "{:?}", g.ending);
+        assert_eq!((g.winner, g.state.move_number()), (Some(Color::Black), 1));
+        let (mut a, mut b) = (Stubborn(Choice::Play(Move::Pass)), Stubborn(Choice::Resign));
+        let g = play_out(&mut a, &mut b, start(), 0, 100, budget, &mut rng);
+        assert_eq!((g.ending, g.winner), (Ending::Resignation, Some(Color::Black)));
+        let (mut a, mut b) = (Stubborn(Choice::Play(Move::Pass)), Stubborn(Choice::Play(Move::Pass)));
+        let g = play_out(&mut a, &mut b, start(), 0, 100, budget, &mut rng);
+        // An empty board: White wins by komi.
+        assert!(matches!(g.ending, Ending::Score { .. }) && g.winner == Some(Color::White));
+    }
 
     #[test]
     fn sgf_results_name_the_winner_and_how() {

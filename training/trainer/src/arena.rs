@@ -1,35 +1,23 @@
-//! Pitting two players against each other: win rate with a confidence interval.
+//! Pitting two players against each other: win rate with a confidence interval. The
+//! players are `weiqi-gtp`'s one [`Player`] trait, and each game is refereed by
+//! [`weiqi_gtp::play_out`]: an illegal move forfeits, a resignation loses, the end is
+//! counted by area with every stone alive.
+
+use std::time::Duration;
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use weiqi_rules::{Color, Move, Policy, Rules, State};
+use weiqi_gtp::{Budget, play_out};
+use weiqi_rules::{Color, Rules, State};
 
-/// Something that picks moves.
-pub trait Player {
-    /// A move for the player to move; `history` holds the boards so far (as
-    /// [`weiqi_selfplay::cells`]), the current one last.
-    fn choose(&mut self, state: &State, history: &[Vec<u8>], rng: &mut SmallRng) -> Move;
-    fn name(&self) -> String;
-    /// Why the player stopped choosing real moves (an external engine that failed): its
-    /// games' results are then not a measurement.
-    fn failure(&self) -> Option<String> {
-        None
-    }
-}
+pub use weiqi_gtp::{Player, RandomPlayer};
 
-/// A search-free random policy.
-pub struct RandomPlayer(pub Policy);
+/// What one move may take here: the arena's players search by visits, play at once, or
+/// are engines with their own time settings; a tree search given time would use it.
+const MOVE_BUDGET: Budget = Budget {
+    time: Duration::from_secs(1),
+};
 
-impl Player for RandomPlayer {
-    fn choose(&mut self, state: &State, _history: &[Vec<u8>], rng: &mut SmallRng) -> Move {
-        state.clone().choose_random(self.0, rng)
-    }
-    fn name(&self) -> String {
-        format!("{:?}", self.0).to_lowercase()
-    }
-}
-
-/// Result of an arena run, from player A's side.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ArenaResult {
     pub a: String,
@@ -61,22 +49,16 @@ pub fn arena(
     let max_moves = weiqi_rules::move_cap(size);
     for g in 0..games {
         let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(g as u64));
-        let mut state = State::new(size, rules).expect("size");
-        let mut history = vec![weiqi_selfplay::cells(&state, size as usize)];
-        let a_color = if g % 2 == 0 { Color::Black } else { Color::White };
-        while !state.is_over() && state.move_number() < max_moves {
-            let mover: &mut dyn Player = if state.to_move() == a_color { &mut *a } else { &mut *b };
-            let mv = if state.move_number() < opening {
-                state.clone().choose_random(Policy::Light, &mut rng)
-            } else {
-                mover.choose(&state, &history, &mut rng)
-            };
-            let mv = if state.is_legal(mv) { mv } else { Move::Pass };
-            state.play(mv).expect("legal");
-            history.push(weiqi_selfplay::cells(&state, size as usize));
-        }
-        match state.tromp_taylor_score().outcome.winner() {
-            Some(c) if c == a_color => aw += 1,
+        let start = State::new(size, rules).expect("size");
+        let a_black = g % 2 == 0;
+        let (black, white): (&mut dyn Player, &mut dyn Player) = if a_black {
+            (&mut *a, &mut *b)
+        } else {
+            (&mut *b, &mut *a)
+        };
+        let played = play_out(black, white, start, opening, max_moves, MOVE_BUDGET, &mut rng);
+        match played.winner {
+            Some(c) if (c == Color::Black) == a_black => aw += 1,
             Some(_) => bw += 1,
             None => dr += 1,
         }
@@ -97,6 +79,7 @@ pub fn arena(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use weiqi_rules::Policy;
 
     #[test]
     fn wilson_interval() {
@@ -108,8 +91,8 @@ mod tests {
     #[test]
     fn light_beats_uniform() {
         let r = arena(
-            &mut RandomPlayer(Policy::Light),
-            &mut RandomPlayer(Policy::Uniform),
+            &mut RandomPlayer::new(Policy::Light, 1),
+            &mut RandomPlayer::new(Policy::Uniform, 2),
             40,
             7,
             Rules::default().with_komi(0.5),

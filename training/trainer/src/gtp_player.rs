@@ -4,20 +4,18 @@
 //!
 //! The engine is kept in step with the arena's game: before each `genmove`, the moves it
 //! has not seen are sent with `play`, and a new game (the moves so far are not an
-//! extension of what it saw) starts with `boardsize`, `clear_board` and `komi`. The arena
-//! scores games by area and has no resignation, so an engine's `resign` is played as a
-//! pass (the game goes on to be counted). A failing engine (it exits, answers `?` or not
-//! at all within the deadline) passes from then on, and [`Player::failure`] says why:
-//! a run that uses it checks it and reports the engine's error instead of a result.
+//! extension of what it saw) starts with `boardsize`, `clear_board` and `komi`. An
+//! engine's `resign` is a resignation (the referee's rule, as in `weiqi match`). A failing
+//! engine (it exits, answers `?` or not at all within the deadline) passes from then on,
+//! and [`Player::failure`] says why: a run that uses it checks it and reports the engine's
+//! error instead of a result.
 
 use std::time::Duration;
 
-use rand::rngs::SmallRng;
-use weiqi_gtp::Client;
+use weiqi_gtp::{Budget, Choice, Client, Player};
 use weiqi_rules::{Color, Move, State};
 
 use crate::Error;
-use crate::arena::Player;
 
 /// A GTP engine in a child process.
 pub struct GtpPlayer {
@@ -69,35 +67,34 @@ impl GtpPlayer {
         Ok(())
     }
 
-    fn genmove(&mut self, state: &State) -> Result<Move, String> {
+    fn ask(&mut self, state: &State, colour: Color) -> Result<Choice, String> {
         self.sync(state).map_err(|e| e.to_string())?;
-        let colour = state.to_move();
         let answer = self
             .client
             .expect(&format!("genmove {colour}"), self.timeout)
             .map_err(|e| e.to_string())?;
-        let mv = if answer.trim().eq_ignore_ascii_case("resign") {
-            Move::Pass
-        } else {
-            Move::from_gtp(&answer, state.board().height()).ok_or_else(|| format!("genmove answered {answer:?}"))?
-        };
+        if answer.trim().eq_ignore_ascii_case("resign") {
+            return Ok(Choice::Resign);
+        }
+        let mv =
+            Move::from_gtp(&answer, state.board().height()).ok_or_else(|| format!("genmove answered {answer:?}"))?;
         if let Some(known) = &mut self.known {
             known.push((colour, mv));
         }
-        Ok(mv)
+        Ok(Choice::Play(mv))
     }
 }
 
 impl Player for GtpPlayer {
-    fn choose(&mut self, state: &State, _history: &[Vec<u8>], _rng: &mut SmallRng) -> Move {
+    fn genmove(&mut self, state: &State, colour: Color, _budget: Budget, _cleanup: bool) -> Choice {
         if self.failure.is_some() {
-            return Move::Pass;
+            return Choice::Play(Move::Pass);
         }
-        match self.genmove(state) {
-            Ok(mv) => mv,
+        match self.ask(state, colour) {
+            Ok(choice) => choice,
             Err(why) => {
                 self.failure = Some(format!("{}: {why}", self.command));
-                Move::Pass
+                Choice::Play(Move::Pass)
             }
         }
     }
@@ -135,7 +132,7 @@ mod tests {
         let mut engine = GtpPlayer::spawn(&format!("{gnugo} --mode gtp --level 0"), Duration::from_secs(30)).unwrap();
         let r = arena(
             &mut engine,
-            &mut RandomPlayer(Policy::Uniform),
+            &mut RandomPlayer::new(Policy::Uniform, 3),
             4,
             7,
             Rules::default().with_komi(0.5),

@@ -3,10 +3,12 @@
 use std::path::Path;
 use std::sync::Mutex;
 
+use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
-use weiqi_rules::{Move, State};
+use weiqi_gtp::{Budget, Choice};
+use weiqi_rules::{Color, Move, State};
 use weiqi_selfplay::{Eval, EvalError, Evaluator, PLANES, SearchConfig, search};
 
 use crate::Error;
@@ -243,12 +245,29 @@ impl Evaluator for Net {
     }
 }
 
+/// Every board of `state`'s game so far, the current one last (the planes' history), by
+/// replaying its moves from its first position.
+fn boards(state: &State) -> Vec<Vec<u8>> {
+    let n = state.board().width() as usize;
+    let mut s = State::from_board(state.initial_board().clone(), state.initial_to_move(), *state.rules());
+    let mut out = vec![weiqi_selfplay::cells(&s, n)];
+    for &(color, mv) in state.moves() {
+        if s.play_color(color, mv).is_err() {
+            break;
+        }
+        out.push(weiqi_selfplay::cells(&s, n));
+    }
+    out
+}
+
 /// Plays with the network and PUCT search (`visits` simulations, one evaluation each;
 /// no noise, the most visited move).
 pub struct NetPlayer {
     pub net: Net,
     pub search: SearchConfig,
     pub label: String,
+    /// The search's root noise and sampling (seeded: a run is repeatable).
+    pub rng: SmallRng,
     /// Why the network stopped evaluating (it passes from then on, and its games are no
     /// measurement: see [`Player::failure`]).
     pub failed: Option<String>,
@@ -265,21 +284,23 @@ impl NetPlayer {
             search: SearchConfig::for_play(net.config.size as u8, visits),
             net,
             label: format!("net:{}@{visits}", path.display()),
+            rng: SmallRng::seed_from_u64(0),
             failed: None,
         })
     }
 }
 
 impl Player for NetPlayer {
-    fn choose(&mut self, state: &State, history: &[Vec<u8>], rng: &mut SmallRng) -> Move {
-        if self.failed.is_some() {
-            return Move::Pass;
+    fn genmove(&mut self, state: &State, color: Color, _budget: Budget, _cleanup: bool) -> Choice {
+        // (Searched by visits, not time; asked for the colour not to move, it passes.)
+        if self.failed.is_some() || color != state.to_move() {
+            return Choice::Play(Move::Pass);
         }
-        match search(state, history, &self.search, &mut self.net, rng) {
-            Ok(r) => r.mv,
+        match search(state, &boards(state), &self.search, &mut self.net, &mut self.rng) {
+            Ok(r) => Choice::Play(r.mv),
             Err(e) => {
                 self.failed = Some(format!("{}: {e}", self.label));
-                Move::Pass
+                Choice::Play(Move::Pass)
             }
         }
     }

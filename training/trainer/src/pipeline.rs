@@ -223,7 +223,7 @@ fn anchors(
         let mut net = net_player(run, config, number, device)?;
         let r = games(
             &mut net,
-            &mut RandomPlayer(policy),
+            &mut RandomPlayer::new(policy, seed(config, number, 8 + k as u64)),
             config,
             config.anchor_games,
             rules,

@@ -73,13 +73,14 @@ fn net_selfplay(_run: &SelfplayRun, _out: &Objects, _path: &str, _pool: &rayon::
     ))
 }
 
-/// An arena player by name: `uniform`, `light`, `net:PATH` (feature `tch`; `visits`
-/// simulations a move on `device`) or `gtp:COMMAND` (an engine in a child process).
-pub fn player(spec: &str, visits: u32, device: &str) -> Result<Box<dyn Player>, Error> {
+/// An arena player by name: `uniform` or `light` (random moves from `seed`), `net:PATH`
+/// (feature `tch`; `visits` simulations a move on `device`) or `gtp:COMMAND` (an engine in
+/// a child process).
+pub fn player(spec: &str, visits: u32, device: &str, seed: u64) -> Result<Box<dyn Player>, Error> {
     let _ = (visits, device); // only net players search, on their device
     match spec {
-        "uniform" => Ok(Box::new(RandomPlayer(weiqi_rules::Policy::Uniform))),
-        "light" => Ok(Box::new(RandomPlayer(weiqi_rules::Policy::Light))),
+        "uniform" => Ok(Box::new(RandomPlayer::new(weiqi_rules::Policy::Uniform, seed))),
+        "light" => Ok(Box::new(RandomPlayer::new(weiqi_rules::Policy::Light, seed))),
         #[cfg(feature = "tch")]
         s if s.starts_with("net:") => {
             tch::set_num_threads(1);

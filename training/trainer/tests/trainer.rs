@@ -134,7 +134,7 @@ fn trains_saves_loads_and_plays() {
     let mut net = NetPlayer::load(&model, 8).unwrap();
     let r = arena(
         &mut net,
-        &mut RandomPlayer(Policy::Uniform),
+        &mut RandomPlayer::new(Policy::Uniform, 9),
         4,
         5,
         Preset::Chinese.rules().with_komi(0.5),
