@@ -61,6 +61,7 @@ mod memory;
 mod phase;
 mod players;
 mod postgres;
+mod sql;
 mod sqlite;
 mod tournaments;
 
