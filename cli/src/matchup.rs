@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use weiqi_gtp::{Client, Ending, GameOutcome, MatchSettings, Reply, Tally, play_game};
-use weiqi_rules::Preset;
+use weiqi_gtp::{Client, Ending, EnginePlayer, GameOutcome, MatchSettings, Tally, play_out};
+use weiqi_rules::{Preset, State};
 
 #[derive(clap::Args)]
 pub struct MatchArgs {
@@ -59,24 +59,30 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     let mut rules = args.rules.rules();
     rules.komi = args.komi;
     let settings = MatchSettings {
-        size: args.size,
-        rules,
-        timeout: Duration::from_secs_f64(args.timeout),
         max_moves: weiqi_rules::move_cap(args.size),
+        opening: 0,
         seconds_per_move,
         lag: Duration::from_secs_f64(args.lag),
     };
+    let timeout = Duration::from_secs_f64(args.timeout);
+    let start = State::new(args.size, rules).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // (The referee draws no opening moves: engines choose their own.)
+    let mut no_draws = weiqi_rules::rng::SplitMix64(0);
     let mut tally = Tally::default();
     for k in 0..args.games {
         // Fresh engines every game: one that crashed or hung cannot spoil the next.
-        let (mut a, mut b) = (Client::spawn(&args.a)?, Client::spawn(&args.b)?);
+        let engine = |command: &str| -> anyhow::Result<EnginePlayer> {
+            let client = Client::spawn(command)?;
+            Ok(EnginePlayer::new(client, command.to_string(), timeout).with_clock(seconds_per_move, settings.lag))
+        };
+        let (mut a, mut b) = (engine(&args.a)?, engine(&args.b)?);
         let a_black = k % 2 == 0;
         let (black, white) = if a_black { (&mut a, &mut b) } else { (&mut b, &mut a) };
-        let played = play_game(black, white, &settings)?;
+        let played = play_out(black, white, start.clone(), &settings, &mut no_draws);
         if let Some(dir) = &args.sgf_dir {
             let (na, nb) = (
-                engine_name(&mut a, &args.a, settings.timeout),
-                engine_name(&mut b, &args.b, settings.timeout),
+                a.engine_name().unwrap_or_else(|| args.a.clone()),
+                b.engine_name().unwrap_or_else(|| args.b.clone()),
             );
             let (pb, pw) = if a_black { (na, nb) } else { (nb, na) };
             let path = dir.join(format!("game-{:03}.sgf", k + 1));
@@ -132,17 +138,4 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// An engine's `name` and `version` for the record, or its command line when it has none.
-fn engine_name(engine: &mut Client, command: &str, timeout: Duration) -> String {
-    let mut ask = |what: &str| match engine.send(what, timeout) {
-        Ok(Reply::Ok(v)) if !v.is_empty() => Some(v),
-        _ => None,
-    };
-    match (ask("name"), ask("version")) {
-        (Some(n), Some(v)) => format!("{n} {v}"),
-        (Some(n), None) => n,
-        _ => command.to_string(),
-    }
 }

@@ -232,6 +232,7 @@ impl GtpEngine {
         let m = match choice {
             Choice::Resign => return Ok("resign".into()),
             Choice::Play(m) => m,
+            Choice::Fail(why) => return Err(why),
         };
         if play {
             if self.state.is_over() {

@@ -9,14 +9,16 @@
 //! - `timing` — the controller's time settings and what is left, as a per-move budget;
 //! - `player`, `mcts` — who chooses the moves (`genmove`): random playout policies, or a
 //!   Monte Carlo tree search over them;
-//! - `client`, `referee` — the other side: engines in child processes, and a referee
-//!   that plays them against each other (`weiqi match`).
+//! - `client`, `engine_player`, `referee` — the other side: engines in child processes,
+//!   an engine as a player, and the one referee of matches between any two players
+//!   (`weiqi match`, the trainer's arena).
 //!
 //! The rules are the engine's own (`weiqi-rules`): positional superko by default, so a
 //! `play` that repeats a position answers `? illegal move`.
 
 mod client;
 mod engine;
+mod engine_player;
 mod mcts;
 mod player;
 mod protocol;
@@ -25,10 +27,11 @@ mod timing;
 
 pub use client::{Client, ClientError};
 pub use engine::{COMMANDS, GtpEngine};
+pub use engine_player::EnginePlayer;
 pub use mcts::{MctsPlayer, MctsSettings};
 pub use player::{Choice, Player, PlayerKind, RandomPlayer};
 pub use protocol::{Line, Reply};
-pub use referee::{Ending, GameOutcome, MatchSettings, PlayedGame, Tally, play_game, play_out};
+pub use referee::{Ending, GameOutcome, MatchSettings, PlayedGame, Tally, UNTIMED_BUDGET, play_out};
 pub use timing::{Budget, TimeSettings};
 
 use std::io::{BufRead, Write};

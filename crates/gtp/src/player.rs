@@ -7,11 +7,14 @@ use weiqi_rules::{Color, Move, Policy, State};
 
 use crate::timing::Budget;
 
-/// A move chosen, or resignation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A move chosen, a resignation, or a player that could not choose (why).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Choice {
     Play(Move),
     Resign,
+    /// The player failed (an engine that exited or answered nonsense, a network that
+    /// could not evaluate): the referee forfeits its game.
+    Fail(String),
 }
 
 /// Chooses moves for the engine.
@@ -27,6 +30,13 @@ pub trait Player {
     /// Why the player stopped choosing real moves (an engine that failed, a network that
     /// could not evaluate): its games' results are then no measurement.
     fn failure(&self) -> Option<String> {
+        None
+    }
+
+    /// The dead stones at the end of `state`'s game as the player sees them, when it keeps
+    /// its own count (an engine's `final_status_list dead`); the referee counts with them
+    /// when both players agree.
+    fn dead_stones(&mut self, _state: &State) -> Option<Vec<weiqi_rules::Point>> {
         None
     }
 }

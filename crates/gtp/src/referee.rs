@@ -1,35 +1,36 @@
-//! The referee of matches: two GTP engines in child processes (`play_game`, as
-//! gogui-twogtp), or two players in this process (`play_out`, the trainer's arena). One
-//! rule for both: every move checked by the rules crate, an illegal move forfeits, a
-//! resignation ends the game, the end counted by area.
+//! The referee of matches (as gogui-twogtp): one runner, [`play_out`], for any two
+//! [`Player`]s, GTP engines in child processes ([`crate::EnginePlayer`]) or players in this
+//! process. Every move is checked by the rules crate, an illegal move or a failing player
+//! forfeits, a resignation ends the game, a clock per move is enforced, and the end is
+//! counted by area.
 
 use std::time::{Duration, Instant};
 
 use weiqi_rules::sgf::GameRecord;
-use weiqi_rules::{Color, Move, Point, Policy, Rules, State};
+use weiqi_rules::{Color, Policy, State};
 
-use crate::client::{Client, ClientError};
 use crate::player::{Choice, Player};
-use crate::protocol::Reply;
 use crate::timing::Budget;
 
-/// How a match is played.
+/// How the referee runs a game.
 #[derive(Debug, Clone)]
 pub struct MatchSettings {
-    pub size: u8,
-    pub rules: Rules,
-    /// The longest an engine may take to answer (a move included).
-    pub timeout: Duration,
     /// Plies after which a game is stopped and counted as it stands.
     pub max_moves: usize,
-    /// A clock of this long for every move (`time_settings 0 S 1`, Canadian byo-yomi of one
-    /// stone, and `time_left` before each `genmove`); an answer later than this plus
-    /// [`MatchSettings::lag`] loses on time. `None`: only `timeout` bounds a move.
+    /// Light random plies at the start (drawn by the referee), so that a match of
+    /// deterministic players sees varied games; 0 for engines that choose their openings.
+    pub opening: usize,
+    /// A clock of this long for every move: each player's budget, and an answer later than
+    /// this plus [`MatchSettings::lag`] loses on time. `None`: untimed (players get
+    /// [`UNTIMED_BUDGET`] as their budget; engines are still bounded by their deadline).
     pub seconds_per_move: Option<Duration>,
     /// What a move may take beyond `seconds_per_move`: the pipes and process scheduling
-    /// between the referee and the engine, which the engine's own clock cannot see.
+    /// between the referee and an engine, which the engine's own clock cannot see.
     pub lag: Duration,
 }
+
+/// The budget of a move in an untimed game (a tree search given time uses it).
+pub const UNTIMED_BUDGET: Duration = Duration::from_secs(1);
 
 /// How one game ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -127,109 +128,32 @@ fn winner_of(white_minus_black: f64) -> Option<Color> {
     }
 }
 
-/// Plays one game: `black` and `white` are the engines (already started).
-pub fn play_game(black: &mut Client, white: &mut Client, m: &MatchSettings) -> Result<PlayedGame, ClientError> {
-    let mut state = State::new(m.size, m.rules).map_err(|e| ClientError::Malformed(e.to_string()))?;
-    for e in [&mut *black, &mut *white] {
-        e.expect(&format!("boardsize {}", m.size), m.timeout)?;
-        e.expect("clear_board", m.timeout)?;
-        e.expect(&format!("komi {}", m.rules.komi), m.timeout)?;
-        if let Some(t) = m.seconds_per_move {
-            // Engines that keep no clock may refuse it; the referee still enforces it.
-            let _ = e.send(&format!("time_settings 0 {} 1", t.as_secs_f64()), m.timeout);
-        }
-    }
-    let forfeit =
-        |loser: Color, why: String, state: &State| PlayedGame::new(Ending::Forfeit(why), Some(loser.opponent()), state);
-    // Past this an answer loses on time (`timeout` still bounds the wait).
-    let allowed = m.seconds_per_move.map(|t| t + m.lag);
-    while !state.is_over() {
-        if state.move_number() >= m.max_moves {
-            let wmb = count(&state, black, white, m)?;
-            return Ok(PlayedGame::new(
-                Ending::MoveLimit { white_minus_black: wmb },
-                winner_of(wmb),
-                &state,
-            ));
-        }
-        let c = state.to_move();
-        let (mover, other) = if c == Color::Black {
-            (&mut *black, &mut *white)
-        } else {
-            (&mut *white, &mut *black)
-        };
-        if let Some(t) = m.seconds_per_move {
-            let _ = mover.send(&format!("time_left {c} {} 1", t.as_secs_f64()), m.timeout);
-        }
-        let asked = Instant::now();
-        let wait = allowed.map_or(m.timeout, |a| a.min(m.timeout));
-        let answer = match mover.send(&format!("genmove {c}"), wait) {
-            Ok(Reply::Ok(v)) => v,
-            Ok(Reply::Err(e)) => return Ok(forfeit(c, format!("genmove failed: {e}"), &state)),
-            Err(ClientError::Timeout { .. }) if allowed.is_some() => {
-                let seconds = asked.elapsed().as_secs_f64();
-                return Ok(PlayedGame::new(Ending::Time { seconds }, Some(c.opponent()), &state));
-            }
-            Err(e) => return Ok(forfeit(c, e.to_string(), &state)),
-        };
-        if let Some(a) = allowed
-            && asked.elapsed() > a
-        {
-            let seconds = asked.elapsed().as_secs_f64();
-            return Ok(PlayedGame::new(Ending::Time { seconds }, Some(c.opponent()), &state));
-        }
-        if answer.eq_ignore_ascii_case("resign") {
-            return Ok(PlayedGame::new(Ending::Resignation, Some(c.opponent()), &state));
-        }
-        let Some(mv) = Move::from_gtp(&answer, m.size) else {
-            return Ok(forfeit(c, format!("not a vertex: {answer:?}"), &state));
-        };
-        if let Err(why) = state.play(mv) {
-            return Ok(forfeit(c, format!("illegal move {answer}: {why}"), &state));
-        }
-        match other.send(&format!("play {c} {answer}"), m.timeout) {
-            Ok(Reply::Ok(_)) => {}
-            Ok(Reply::Err(e)) => {
-                return Ok(forfeit(
-                    c.opponent(),
-                    format!("refused the legal move {answer}: {e}"),
-                    &state,
-                ));
-            }
-            Err(e) => return Ok(forfeit(c.opponent(), e.to_string(), &state)),
-        }
-    }
-    let wmb = count(&state, black, white, m)?;
-    Ok(PlayedGame::new(
-        Ending::Score { white_minus_black: wmb },
-        winner_of(wmb),
-        &state,
-    ))
-}
-
-/// Plays one game between two players in this process (the trainer's arena, a Python
-/// policy): the same rules as [`play_game`] for engines in child processes. A move the
-/// rules refuse forfeits the game, a resignation ends it, and the end (two passes, or
-/// `max_moves` plies) is counted by area with every stone alive, since players in one
-/// process play their games out. The first `opening` plies are light random moves drawn
-/// from `rng`, so that a match of deterministic players sees varied games.
+/// Plays one game between two players, from `start`: the one referee of every match
+/// (`weiqi match`'s engines in child processes, the trainer's arena, in-process players).
+/// A move the rules refuse, or a player that fails ([`Choice::Fail`]: an engine that
+/// exits, answers `?` or no vertex, refuses a legal move), forfeits; a resignation loses;
+/// a move later than its clock loses on time; the end (two passes, or `max_moves`) is
+/// counted by area, with the dead stones both players name when they agree
+/// ([`Player::dead_stones`]) and the rules crate's estimate otherwise.
 pub fn play_out(
     black: &mut dyn Player,
     white: &mut dyn Player,
     start: State,
-    opening: usize,
-    max_moves: usize,
-    budget: Budget,
+    m: &MatchSettings,
     rng: &mut dyn rand::RngCore,
 ) -> PlayedGame {
     let mut state = start;
+    let budget = Budget {
+        time: m.seconds_per_move.unwrap_or(UNTIMED_BUDGET),
+    };
+    let allowed = m.seconds_per_move.map(|t| t + m.lag);
     while !state.is_over() {
-        if state.move_number() >= max_moves {
-            let wmb = state.tromp_taylor_score().white_minus_black;
+        if state.move_number() >= m.max_moves {
+            let wmb = count(&state, black, white);
             return PlayedGame::new(Ending::MoveLimit { white_minus_black: wmb }, winner_of(wmb), &state);
         }
         let color = state.to_move();
-        let mv = if state.move_number() < opening {
+        let mv = if state.move_number() < m.opening {
             state.clone().choose_random(Policy::Light, rng)
         } else {
             let mover: &mut dyn Player = if color == Color::Black {
@@ -237,46 +161,41 @@ pub fn play_out(
             } else {
                 &mut *white
             };
-            match mover.genmove(&state, color, budget, false) {
+            let asked = Instant::now();
+            let choice = mover.genmove(&state, color, budget, false);
+            if let Some(a) = allowed
+                && asked.elapsed() > a
+            {
+                let seconds = asked.elapsed().as_secs_f64();
+                return PlayedGame::new(Ending::Time { seconds }, Some(color.opponent()), &state);
+            }
+            match choice {
                 Choice::Play(mv) => mv,
                 Choice::Resign => return PlayedGame::new(Ending::Resignation, Some(color.opponent()), &state),
+                Choice::Fail(why) => return PlayedGame::new(Ending::Forfeit(why), Some(color.opponent()), &state),
             }
         };
         if let Err(e) = state.play(mv) {
-            let why = format!("{color} played {} ({e})", mv.to_gtp(state.board().height()));
+            let why = format!("illegal move {} by {color}: {e}", mv.to_gtp(state.board().height()));
             return PlayedGame::new(Ending::Forfeit(why), Some(color.opponent()), &state);
         }
     }
-    let wmb = state.tromp_taylor_score().white_minus_black;
+    let wmb = count(&state, black, white);
     PlayedGame::new(Ending::Score { white_minus_black: wmb }, winner_of(wmb), &state)
 }
 
-/// The count by area, with the dead stones both engines name when they agree, and the
+/// The count by area, with the dead stones both players name when they agree, and the
 /// rules crate's estimate otherwise.
-fn count(state: &State, black: &mut Client, white: &mut Client, m: &MatchSettings) -> Result<f64, ClientError> {
-    let mut lists = Vec::new();
-    for e in [black, white] {
-        let list = match e.send("final_status_list dead", m.timeout) {
-            Ok(Reply::Ok(text)) => text
-                .split_whitespace()
-                .map(|v| Point::from_gtp(v, m.size))
-                .collect::<Option<Vec<Point>>>(),
-            _ => None,
-        };
-        lists.push(list.map(|mut l| {
-            l.sort_by_key(|p| (p.y, p.x));
-            l
-        }));
-    }
-    let dead = match (&lists[0], &lists[1]) {
-        (Some(a), Some(b)) if a == b => a.clone(),
+fn count(state: &State, black: &mut dyn Player, white: &mut dyn Player) -> f64 {
+    let dead = match (black.dead_stones(state), white.dead_stones(state)) {
+        (Some(a), Some(b)) if a == b => a,
         _ => weiqi_rules::DeadEstimate::default().estimate(state),
     };
-    Ok(state
+    state
         .area_score(&dead)
         .or_else(|_| state.area_score(&[]))
         .map(|s| s.white_minus_black)
-        .unwrap_or(0.0))
+        .unwrap_or(0.0)
 }
 
 /// Wins, losses and draws of engine A, with a 95% Wilson interval on its win rate (a draw
@@ -317,12 +236,14 @@ impl Tally {
 mod tests {
     use super::*;
 
+    use weiqi_rules::{Move, Point};
+
     /// A player that always answers the same: a point, or a resignation.
     struct Stubborn(Choice);
 
     impl Player for Stubborn {
         fn genmove(&mut self, _: &State, _: Color, _: Budget, _: bool) -> Choice {
-            self.0
+            self.0.clone()
         }
         fn name(&self) -> String {
             "stubborn".into()
@@ -333,21 +254,24 @@ mod tests {
     /// taken by the second time it is played), a resignation loses, two passes count.
     #[test]
     fn in_process_games_forfeit_illegal_moves_and_lose_on_resignation() {
-        let start = || State::new(5, Rules::default()).unwrap();
-        let budget = Budget {
-            time: Duration::from_millis(1),
+        let start = || State::new(5, weiqi_rules::Rules::default()).unwrap();
+        let m = MatchSettings {
+            max_moves: 100,
+            opening: 0,
+            seconds_per_move: None,
+            lag: Duration::ZERO,
         };
         let mut rng = weiqi_rules::rng::SplitMix64(1);
         let point = Choice::Play(Move::Place(Point::new(2, 2)));
-        let (mut a, mut b) = (Stubborn(point), Stubborn(point));
-        let g = play_out(&mut a, &mut b, start(), 0, 100, budget, &mut rng);
+        let (mut a, mut b) = (Stubborn(point.clone()), Stubborn(point));
+        let g = play_out(&mut a, &mut b, start(), &m, &mut rng);
         assert!(matches!(g.ending, Ending::Forfeit(_)), "{:?}", g.ending);
         assert_eq!((g.winner, g.state.move_number()), (Some(Color::Black), 1));
         let (mut a, mut b) = (Stubborn(Choice::Play(Move::Pass)), Stubborn(Choice::Resign));
-        let g = play_out(&mut a, &mut b, start(), 0, 100, budget, &mut rng);
+        let g = play_out(&mut a, &mut b, start(), &m, &mut rng);
         assert_eq!((g.ending, g.winner), (Ending::Resignation, Some(Color::Black)));
         let (mut a, mut b) = (Stubborn(Choice::Play(Move::Pass)), Stubborn(Choice::Play(Move::Pass)));
-        let g = play_out(&mut a, &mut b, start(), 0, 100, budget, &mut rng);
+        let g = play_out(&mut a, &mut b, start(), &m, &mut rng);
         // An empty board: White wins by komi.
         assert!(matches!(g.ending, Ending::Score { .. }) && g.winner == Some(Color::White));
     }

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use weiqi_gtp::{Budget, Choice, MctsPlayer, MctsSettings, Player, RandomPlayer};
+use weiqi_gtp::{Budget, Choice, Ending, MatchSettings, MctsPlayer, MctsSettings, Player, RandomPlayer, play_out};
+use weiqi_rules::rng::SplitMix64;
 use weiqi_rules::{Board, Color, Move, Policy, Preset, State};
 
 fn mcts(playouts: u32, seed: u64) -> MctsPlayer {
@@ -20,22 +21,20 @@ const BUDGET: Budget = Budget {
     time: Duration::from_secs(30),
 };
 
-/// Plays one game; returns the winner by area (every stone alive: light play ends with
-/// the dead captured).
+/// Plays one game through the referee (`play_out`, the one match runner); returns the
+/// winner. Players here never forfeit: they choose legal moves.
 fn game(black: &mut dyn Player, white: &mut dyn Player, size: u8) -> Option<Color> {
     let mut rules = Preset::Chinese.rules();
     rules.komi = 0.5;
-    let mut s = State::new(size, rules).unwrap();
-    while !s.is_over() && s.move_number() < 300 {
-        let c = s.to_move();
-        let p: &mut dyn Player = if c == Color::Black { &mut *black } else { &mut *white };
-        match p.genmove(&s, c, BUDGET, false) {
-            Choice::Play(m) => s.play(m).expect("players choose legal moves"),
-            Choice::Resign => return Some(c.opponent()),
-        };
-    }
-    let wmb = s.tromp_taylor_score().white_minus_black;
-    (wmb != 0.0).then_some(if wmb > 0.0 { Color::White } else { Color::Black })
+    let m = MatchSettings {
+        max_moves: 300,
+        opening: 0,
+        seconds_per_move: Some(BUDGET.time),
+        lag: Duration::from_secs(600),
+    };
+    let played = play_out(black, white, State::new(size, rules).unwrap(), &m, &mut SplitMix64(7));
+    assert!(!matches!(played.ending, Ending::Forfeit(_)), "{:?}", played.ending);
+    played.winner
 }
 
 #[test]

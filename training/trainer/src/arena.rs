@@ -1,22 +1,16 @@
 //! Pitting two players against each other: win rate with a confidence interval. The
 //! players are `weiqi-gtp`'s one [`Player`] trait, and each game is refereed by
-//! [`weiqi_gtp::play_out`]: an illegal move forfeits, a resignation loses, the end is
-//! counted by area with every stone alive.
+//! [`weiqi_gtp::play_out`], as `weiqi match` referees engines: an illegal move or a
+//! failing player forfeits, a resignation loses, the end is counted by area.
 
 use std::time::Duration;
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use weiqi_gtp::{Budget, play_out};
+use weiqi_gtp::{MatchSettings, play_out};
 use weiqi_rules::{Color, Rules, State};
 
-pub use weiqi_gtp::{Player, RandomPlayer};
-
-/// What one move may take here: the arena's players search by visits, play at once, or
-/// are engines with their own time settings; a tree search given time would use it.
-const MOVE_BUDGET: Budget = Budget {
-    time: Duration::from_secs(1),
-};
+pub use weiqi_gtp::{EnginePlayer, Player, RandomPlayer};
 
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ArenaResult {
@@ -33,7 +27,7 @@ pub struct ArenaResult {
 }
 
 /// Plays `games` games between `a` and `b`, alternating colours (A is Black in even
-/// games), scored by area with every stone alive. The first `opening` plies of every game
+/// games), refereed by `play_out` (counted by area). The first `opening` plies of every game
 /// are random (light policy, seeded per game): two deterministic players would otherwise
 /// replay the same two games over and over.
 pub fn arena(
@@ -46,7 +40,14 @@ pub fn arena(
     opening: usize,
 ) -> ArenaResult {
     let (mut aw, mut bw, mut dr) = (0, 0, 0);
-    let max_moves = weiqi_rules::move_cap(size);
+    // Untimed: the arena's players search by visits, play at once, or are engines with
+    // their own time settings.
+    let m = MatchSettings {
+        max_moves: weiqi_rules::move_cap(size),
+        opening,
+        seconds_per_move: None,
+        lag: Duration::ZERO,
+    };
     for g in 0..games {
         let mut rng = SmallRng::seed_from_u64(seed.wrapping_add(g as u64));
         let start = State::new(size, rules).expect("size");
@@ -56,7 +57,7 @@ pub fn arena(
         } else {
             (&mut *b, &mut *a)
         };
-        let played = play_out(black, white, start, opening, max_moves, MOVE_BUDGET, &mut rng);
+        let played = play_out(black, white, start, &m, &mut rng);
         match played.winner {
             Some(c) if (c == Color::Black) == a_black => aw += 1,
             Some(_) => bw += 1,
@@ -101,5 +102,38 @@ mod tests {
         );
         assert_eq!(r.a_wins + r.b_wins + r.draws, 40);
         assert!(r.a_rate > 0.6, "{r:?}");
+    }
+
+    /// GNU Go (CI installs it) against uniform random play on 7x7: whole games, every
+    /// move in step, and GNU Go wins.
+    #[test]
+    fn a_gtp_engine_plays_whole_games_in_step_with_the_arena() {
+        let Some(gnugo) = ["/usr/games/gnugo", "/usr/bin/gnugo"]
+            .into_iter()
+            .find(|p| std::path::Path::new(p).exists())
+        else {
+            assert!(
+                std::env::var_os("WEIQI_REQUIRE_GNUGO").is_none(),
+                "WEIQI_REQUIRE_GNUGO is set but gnugo is not installed"
+            );
+            eprintln!("SKIPPED: gnugo not installed");
+            return;
+        };
+        let timeout = Duration::from_secs(30);
+        let mut engine = EnginePlayer::spawn(&format!("{gnugo} --mode gtp --level 0"), timeout).unwrap();
+        let r = arena(
+            &mut engine,
+            &mut RandomPlayer::new(Policy::Uniform, 3),
+            4,
+            7,
+            Rules::default().with_komi(0.5),
+            3,
+            2,
+        );
+        assert_eq!(engine.failure(), None);
+        assert_eq!(r.games, 4);
+        assert!(r.a_wins >= 3, "GNU Go loses to uniform random play: {r:?}");
+        // A command that is not a GTP engine is an error naming it.
+        assert!(EnginePlayer::spawn("true", Duration::from_secs(5)).is_err());
     }
 }

@@ -14,7 +14,6 @@ pub mod arena;
 #[cfg(feature = "tch")]
 pub mod device;
 pub mod generations;
-pub mod gtp_player;
 #[cfg(feature = "tch")]
 pub mod net;
 #[cfg(feature = "tch")]

@@ -300,7 +300,7 @@ impl Player for NetPlayer {
             Ok(r) => Choice::Play(r.mv),
             Err(e) => {
                 self.failed = Some(format!("{}: {e}", self.label));
-                Choice::Play(Move::Pass)
+                Choice::Fail(e.to_string())
             }
         }
     }

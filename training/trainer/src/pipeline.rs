@@ -28,7 +28,6 @@ use crate::arena::{ArenaResult, Player, RandomPlayer, arena};
 use crate::generations::{
     ANCHORS, LoopConfig, LoopState, SelfplayRecord, Step, TrainingRecord, gen_dir, model_name, model_path,
 };
-use crate::gtp_player::GtpPlayer;
 use crate::net::NetPlayer;
 use crate::train::{TrainConfig, train};
 
@@ -233,7 +232,8 @@ fn anchors(
         out.push(r);
     }
     for (k, command) in config.gtp_anchors.iter().enumerate() {
-        let mut engine = GtpPlayer::spawn(command, std::time::Duration::from_secs(120))?;
+        let mut engine = weiqi_gtp::EnginePlayer::spawn(command, std::time::Duration::from_secs(120))
+            .map_err(|e| Error::Invalid(format!("{command}: {e}")))?;
         let mut net = net_player(run, config, number, device)?;
         let r = games(
             &mut net,

@@ -9,7 +9,6 @@ use weiqi_selfplay::{Config, Manifest, Objects};
 
 use crate::Error;
 use crate::arena::{Player, RandomPlayer};
-use crate::gtp_player::GtpPlayer;
 
 /// A self-play run as the tool asks for it: `config` with the policy's games, or with a
 /// network (`net`, a checkpoint's path; feature `tch`) searching on `device`.
@@ -93,7 +92,11 @@ pub fn player(spec: &str, visits: u32, device: &str, seed: u64) -> Result<Box<dy
         s if s.starts_with("net:") => Err(Error::Invalid(
             "net players need the `tch` feature (cargo build --features tch)".into(),
         )),
-        s if s.starts_with("gtp:") => Ok(Box::new(GtpPlayer::spawn(&s[4..], Duration::from_secs(60))?)),
+        s if s.starts_with("gtp:") => {
+            let engine = weiqi_gtp::EnginePlayer::spawn(&s[4..], Duration::from_secs(60))
+                .map_err(|e| Error::Invalid(format!("{}: {e}", &s[4..])))?;
+            Ok(Box::new(engine))
+        }
         other => Err(Error::Invalid(format!(
             "unknown player {other:?} (uniform, light, net:PATH, gtp:COMMAND)"
         ))),
