@@ -42,7 +42,7 @@ impl Created {
             settings: settings.clone(),
             state,
             clock: Clock::new(settings.time, settings.lag),
-            phase: Phase::WaitingForOpponent,
+            open: Phase::WaitingForOpponent,
             seq: e.seq,
             last_at: e.at,
             black: None,
@@ -78,12 +78,12 @@ impl Created {
             EventKind::Joined { player } => {
                 self.players[1] = player.clone();
                 if !self.settings.variant.is_standard() {
-                    self.phase = Phase::SeatStones;
+                    self.open = Phase::SeatStones;
                     self.step_at = at;
                 }
             }
             EventKind::SeatStonePlaced { color, point } => {
-                if self.phase != Phase::SeatStones {
+                if self.phase() != Phase::SeatStones {
                     return Err(bad("a seat stone outside the seat-stone phase"));
                 }
                 // Setup, not a move: the position restarts from the board with the stone.
@@ -94,7 +94,7 @@ impl Created {
                 self.seat_stones += 1;
                 self.step_at = at;
                 if self.seat_stones == 4 {
-                    self.phase = Phase::Bidding;
+                    self.open = Phase::Bidding;
                 }
             }
             EventKind::BidCommitted { seat, commitment } => {
@@ -119,12 +119,12 @@ impl Created {
             EventKind::NigiriRevealed { .. } => {}
             EventKind::NigiriGuessed { guess } => {
                 self.nigiri_guess = Some((*guess, at));
-                self.phase = Phase::Nigiri;
+                self.open = Phase::Nigiri;
             }
             EventKind::ColorsAssigned { black } => {
                 self.black = Some(*black);
                 let s = &self.settings;
-                self.phase = if s.scheduled_start.is_some() {
+                self.open = if s.scheduled_start.is_some() {
                     Phase::Scheduled
                 } else if s.free_handicap && s.handicap >= 2 {
                     Phase::PlacingHandicap
@@ -138,11 +138,11 @@ impl Created {
                 self.clock.deduct(c, *lateness_ms);
                 let s = &self.settings;
                 if self.checked_in == [true, true] && s.free_handicap && s.handicap >= 2 {
-                    self.phase = Phase::PlacingHandicap;
+                    self.open = Phase::PlacingHandicap;
                 }
             }
             EventKind::PlacementStarted => {
-                if self.phase != Phase::PlacingHandicap {
+                if self.phase() != Phase::PlacingHandicap {
                     return Err(bad("placement started outside the handicap phase"));
                 }
                 self.clock.start(Color::Black, at);
@@ -157,7 +157,7 @@ impl Created {
                 }
             }
             EventKind::PlayStarted { first } => {
-                self.phase = Phase::Playing;
+                self.open = Phase::Playing;
                 self.clock.start(*first, at);
             }
             EventKind::MovePlayed {
@@ -186,7 +186,7 @@ impl Created {
                 self.state.undo().ok_or_else(|| bad("nothing to take back"))?;
                 // The board is replayed from its moves, which forgets a dispute's resumption:
                 // two passes before the dispute would end play again. Play goes on (C6).
-                if self.phase == Phase::Playing && self.state.is_over() {
+                if self.phase() == Phase::Playing && self.state.is_over() {
                     self.state.resume();
                 }
                 if let Some(n) = self.repetitions.get_mut(&key) {
@@ -202,7 +202,7 @@ impl Created {
             EventKind::DrawOffered { by } => self.pending_draw = Some(*by),
             EventKind::DrawDeclined { .. } => self.pending_draw = None,
             EventKind::ScoringStarted { proposal } => {
-                self.phase = Phase::Scoring;
+                // (Scoring: the proposal makes the phase.)
                 self.clock.stop();
                 self.proposal = Some(proposal.clone());
                 self.accepted = [false; 2];
@@ -215,7 +215,7 @@ impl Created {
             EventKind::ScoreAccepted { by } => self.accepted[by.index()] = true,
             EventKind::ScoreDisputed { .. } => {
                 self.state.resume();
-                self.phase = Phase::Playing;
+                self.open = Phase::Playing;
                 self.proposal = None;
                 self.accepted = [false; 2];
                 self.clock.start(self.state.to_move(), at);
@@ -231,11 +231,10 @@ impl Created {
                 });
                 // Sealing after the flag was decided as a loss on time instead (C3).
                 let _ = self.clock.pause(at);
-                self.phase = Phase::Adjourned;
             }
             EventKind::Resumed { .. } => {
                 let sealed = self.sealed.take().ok_or_else(|| bad("nothing sealed"))?;
-                self.phase = Phase::Playing;
+                self.open = Phase::Playing;
                 // The sealer's move is played at once, at no cost: its time was charged.
                 self.clock.start(sealed.by, at);
             }
@@ -250,8 +249,8 @@ impl Created {
                     (EndReason::Time, None) => {}
                     _ => self.clock.stop(),
                 }
+                // (Finished: the result makes the phase.)
                 self.result = Some(result.clone());
-                self.phase = Phase::Finished;
                 self.pending_draw = None;
                 self.pending_undo = None;
             }

@@ -36,9 +36,11 @@ pub struct MoveClock {
 /// Valid by construction: a game is either not created yet (no event, nothing to hold) or
 /// created, and only a created game holds settings, a board and a clock, all together in
 /// one `Created`. Every rule after creation works on a `Created`, so none of them can
-/// meet a game without settings or a board, and none needs to check. (The phases inside
-/// a created game stay a plain [`Phase`] next to their data: the phase is public vocabulary
-/// that rejections carry, and most of the data spans several phases.)
+/// meet a game without settings or a board, and none needs to check. Inside a created
+/// game, finished, adjourned and scoring are made by their data (the result, the sealed
+/// move, the proposal), so none of them can be had without it; the other phases stay a
+/// plain [`Phase`] beside data that spans several of them (the revealed bids, the
+/// check-ins), and [`Game::check_invariants`] keeps the two in agreement.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Game {
     stage: Stage,
@@ -71,7 +73,10 @@ struct Created<P = State> {
     settings: Settings,
     state: P,
     clock: Clock,
-    phase: Phase,
+    /// The phase a game is in when it is not scoring, adjourned or finished. Those three
+    /// are what the game holds (a proposal, a sealed move, a result: see
+    /// [`Created::phase`]), so that none of them can be had without its data.
+    open: Phase,
     /// Sequence number of the last event.
     seq: u64,
     /// Time of the last event: decisions never go back before it.
@@ -188,7 +193,7 @@ impl Game {
     }
     /// The phase (`WaitingForOpponent` before creation too: nobody is seated).
     pub fn phase(&self) -> Phase {
-        self.created().map_or(Phase::WaitingForOpponent, |g| g.phase)
+        self.created().map_or(Phase::WaitingForOpponent, |g| g.phase())
     }
     /// Sequence number of the last event (0 before creation).
     pub fn seq(&self) -> u64 {
@@ -346,12 +351,13 @@ impl Game {
         Ok(())
     }
 
-    /// Whether a created game's parts agree: its phase with its result, the dead-stone
-    /// proposal and its acceptances, the sealed move, the pending offers, the nigiri guess,
-    /// the variant's seat stones and bids, and the colours. The phase sits beside the data
-    /// of several phases (see [`Game`]); this is what keeps them from contradicting each
-    /// other, as `State::check_consistency` does for the board. Run after every fold in
-    /// debug builds and by the property tests; cheap, but kept off release builds' moves.
+    /// Whether a created game's parts agree: the open phase, the dead-stone proposal and
+    /// its acceptances, the pending offers, the nigiri guess, the variant's seat stones and
+    /// bids, and the colours. (Finished, adjourned and scoring are made by the result, the
+    /// sealed move and the proposal, so those cannot disagree.) The data of several phases
+    /// sits beside the phase (see [`Game`]); this keeps them from contradicting each other,
+    /// as `State::check_consistency` does for the board. Run after every fold in debug
+    /// builds and by the property tests; cheap, but kept off release builds' moves.
     pub fn check_invariants(&self) -> Result<(), String> {
         match &self.stage {
             Stage::NotCreated => Ok(()),
@@ -361,31 +367,36 @@ impl Game {
 }
 
 impl<P> Created<P> {
+    /// The phase: finished once there is a result, adjourned while a sealed move waits,
+    /// scoring while dead stones are proposed, and otherwise the open phase the folds set.
+    fn phase(&self) -> Phase {
+        if self.result.is_some() {
+            Phase::Finished
+        } else if self.sealed.is_some() {
+            Phase::Adjourned
+        } else if self.proposal.is_some() {
+            Phase::Scoring
+        } else {
+            self.open
+        }
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         use Phase::*;
-        let p = self.phase;
-        let rules: [(bool, &str); 12] = [
+        let p = self.phase();
+        let rules: [(bool, &str); 9] = [
             (self.seq >= 1, "a created game has its Created event"),
             (
-                (p == Finished) == self.result.is_some(),
-                "a result exactly when finished",
+                !matches!(self.open, Scoring | Adjourned | Finished),
+                "the open phase is none of those the game's data makes",
             ),
             (
                 self.proposal.is_none() || matches!(p, Scoring | Finished),
                 "a dead-stone proposal only while scoring (or as it ended)",
             ),
-            (p != Scoring || self.proposal.is_some(), "scoring always has a proposal"),
             (
                 !self.accepted.contains(&true) || self.proposal.is_some(),
                 "an acceptance only of a proposal",
-            ),
-            (
-                p != Adjourned || self.sealed.is_some(),
-                "an adjourned game holds its sealed move",
-            ),
-            (
-                self.sealed.is_none() || matches!(p, Adjourned | Finished),
-                "a sealed move only while adjourned (or as it ended)",
             ),
             (
                 (self.pending_undo.is_none() && self.pending_draw.is_none()) || p != Finished,
@@ -429,7 +440,7 @@ impl Created {
     }
 
     fn to_move(&self) -> Option<Color> {
-        match self.phase {
+        match self.phase() {
             Phase::Playing | Phase::Adjourned => Some(self.state.to_move()),
             Phase::PlacingHandicap => Some(Color::Black),
             _ => None,
@@ -437,7 +448,7 @@ impl Created {
     }
 
     fn deadline(&self) -> Option<Ms> {
-        if matches!(self.phase, Phase::Playing | Phase::PlacingHandicap) {
+        if matches!(self.phase(), Phase::Playing | Phase::PlacingHandicap) {
             self.clock.deadline()
         } else {
             None
@@ -450,7 +461,7 @@ impl Created {
     /// forfeits read [`Created::forfeit_at`] and the start [`Created::scheduled_play_at`],
     /// as this does.
     fn next_wakeup(&self) -> Option<Ms> {
-        match self.phase {
+        match self.phase() {
             Phase::PlacingHandicap => self.clock.deadline(),
             Phase::Playing => {
                 let ann = self.clock.next_announcement(self.last_announced).map(|a| a.due);
@@ -469,7 +480,7 @@ impl Created {
     /// (the clocks decide) and at a scheduled start both players reached.
     fn forfeit_at(&self) -> Option<Ms> {
         let timeout = self.settings.nigiri_timeout_ms;
-        match self.phase {
+        match self.phase() {
             Phase::Nigiri => self.nigiri_guess.map(|(_, at)| at.saturating_add(timeout)),
             Phase::SeatStones | Phase::Bidding => Some(self.step_at.saturating_add(timeout)),
             // Lateness of exactly `max_lateness_ms` is allowed (C4: "later than the
@@ -486,7 +497,7 @@ impl Created {
     /// start, not at the second check-in (C4 charges lateness to the late player only, and
     /// being early earns nothing).
     fn scheduled_play_at(&self) -> Option<Ms> {
-        if self.phase == Phase::Scheduled && self.checked_in == [true, true] {
+        if self.phase() == Phase::Scheduled && self.checked_in == [true, true] {
             self.settings.scheduled_start
         } else {
             None
@@ -500,7 +511,7 @@ impl Created {
     fn calls_mark(&self, cmd: &Command, now: Ms) -> Option<CallsMark> {
         let now = now.max(self.last_at);
         let cheap = matches!(cmd, Command::Play { .. } | Command::Pass { .. })
-            && self.phase == Phase::Playing
+            && self.phase() == Phase::Playing
             && self.clock.flagged_at(now).is_none();
         cheap.then_some(CallsMark {
             seq: self.seq,
@@ -529,24 +540,24 @@ mod invariant_tests {
         }
     }
 
-    /// Each rule can fail: a game whose parts disagree is named, a consistent one passes.
+    /// A result, a sealed move and a proposal make their phases: a game cannot be finished
+    /// without a result, adjourned without its sealed move, or scoring without a proposal.
     #[test]
-    fn contradictions_are_caught() {
-        let mut g = Game::casual_in_play(9).expect("a game");
-        assert_eq!(g.check_invariants(), Ok(()));
-        let mut finished_early = g.clone();
-        created(&mut finished_early).result = Some(GameResult {
+    fn the_data_makes_the_finished_adjourned_and_scoring_phases() {
+        let g = Game::casual_in_play(9).expect("a game");
+        assert_eq!(g.phase(), Phase::Playing);
+        let mut ended = g.clone();
+        created(&mut ended).result = Some(GameResult {
             winner: Some(Color::Black),
             reason: EndReason::Resignation,
             score: None,
         });
-        let why = finished_early.check_invariants().unwrap_err();
-        assert!(why.contains("a result exactly when finished"), "{why}");
+        assert_eq!((ended.phase(), ended.check_invariants()), (Phase::Finished, Ok(())));
         let mut proposing = g.clone();
         created(&mut proposing).proposal = Some(Vec::new());
-        assert!(proposing.check_invariants().unwrap_err().contains("proposal"));
-        let mut sealed_in_play = g.clone();
-        created(&mut sealed_in_play).sealed = Some(Sealed {
+        assert_eq!(proposing.phase(), Phase::Scoring);
+        let mut sealed = g.clone();
+        created(&mut sealed).sealed = Some(Sealed {
             by: Color::Black,
             commitment: String::new(),
             mv: SealedMove {
@@ -554,8 +565,29 @@ mod invariant_tests {
                 nonce: String::new(),
             },
         });
-        assert!(sealed_in_play.check_invariants().unwrap_err().contains("sealed"));
-        created(&mut g).phase = Phase::Adjourned;
-        assert!(g.check_invariants().unwrap_err().contains("adjourned"));
+        assert_eq!(sealed.phase(), Phase::Adjourned);
+    }
+
+    /// Each rule that data cannot make true by itself can fail: a game whose parts
+    /// disagree is named, a consistent one passes.
+    #[test]
+    fn contradictions_are_caught() {
+        let g = Game::casual_in_play(9).expect("a game");
+        assert_eq!(g.check_invariants(), Ok(()));
+        let mut stray = g.clone();
+        created(&mut stray).open = Phase::Adjourned;
+        assert!(stray.check_invariants().unwrap_err().contains("open phase"));
+        let mut accepting = g.clone();
+        created(&mut accepting).accepted = [true, false];
+        assert!(accepting.check_invariants().unwrap_err().contains("acceptance"));
+        let mut nigiri = g.clone();
+        created(&mut nigiri).open = Phase::Nigiri;
+        assert!(nigiri.check_invariants().unwrap_err().contains("nigiri"));
+        let mut bidding = g.clone();
+        created(&mut bidding).bids[0] = Some(Bid {
+            commitment: String::new(),
+            revealed: None,
+        });
+        assert!(bidding.check_invariants().unwrap_err().contains("bids"));
     }
 }

@@ -70,7 +70,7 @@ impl Tx<'_> {
         if let Command::Create { .. } = cmd {
             return Err(Rejection::NotPermitted("the game already exists".into()));
         }
-        if tx.g.phase == Phase::Finished {
+        if tx.g.phase() == Phase::Finished {
             return Err(Rejection::WrongPhase(Phase::Finished));
         }
         if let Command::CreditTime { ms } = cmd {
@@ -79,7 +79,7 @@ impl Tx<'_> {
             return Ok(tx.out);
         }
         tx.settle_time();
-        if tx.g.phase == Phase::Finished || matches!(cmd, Command::Tick | Command::ClaimTimeout) {
+        if tx.g.phase() == Phase::Finished || matches!(cmd, Command::Tick | Command::ClaimTimeout) {
             return Ok(tx.out);
         }
         // Commands are checked against the state after the time events.
@@ -160,14 +160,14 @@ impl Tx<'_> {
 
     fn color(&self, by: Actor) -> Result<Color, Rejection> {
         let seat = self.seat(by)?;
-        self.g.color_of(seat).ok_or(Rejection::WrongPhase(self.g.phase))
+        self.g.color_of(seat).ok_or(Rejection::WrongPhase(self.g.phase()))
     }
 
     fn phase_is(&self, p: &[Phase]) -> Result<(), Rejection> {
-        if p.contains(&self.g.phase) {
+        if p.contains(&self.g.phase()) {
             Ok(())
         } else {
-            Err(Rejection::WrongPhase(self.g.phase))
+            Err(Rejection::WrongPhase(self.g.phase()))
         }
     }
 

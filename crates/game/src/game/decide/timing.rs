@@ -12,7 +12,7 @@ use crate::types::*;
 impl Tx<'_> {
     /// Time-driven events due at `now`: the flag, forfeits, byo-yomi calls (C2, C4).
     pub(super) fn settle_time(&mut self) {
-        if self.g.phase == Phase::Scheduled {
+        if self.g.phase() == Phase::Scheduled {
             // First: a start that is due puts the game in play, and the clock's own events
             // since the start (a flag after a long outage) follow below.
             self.settle_scheduled_start();
@@ -24,7 +24,7 @@ impl Tx<'_> {
             self.now = deadline.max(self.g.last_at);
         }
         let now = self.now;
-        match self.g.phase {
+        match self.g.phase() {
             Phase::Playing => {
                 for a in self.g.clock.due_announcements(self.g.last_announced, now) {
                     if self.g.clock.flagged_at(a.due).is_none() {

@@ -134,7 +134,7 @@ impl Tx<'_> {
         if self.g.forfeit_at().is_none_or(|at| now < at) {
             return;
         }
-        let owes = |s: Seat| match self.g.phase {
+        let owes = |s: Seat| match self.g.phase() {
             Phase::SeatStones => self.next_seat_stone().0 == s,
             _ => match &self.g.bids[seat_index(s)] {
                 None => true,
