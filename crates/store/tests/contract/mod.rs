@@ -369,14 +369,7 @@ pub async fn players_on<S: weiqi_store::PlayerStore + Clone>(store: S) {
 
 /// Challenges, seeks, pairings, player feeds, presence and pending ratings: each change
 /// that pairs players happens once, however many callers race for it.
-pub async fn matchmaking_on<S>(store: S)
-where
-    S: weiqi_store::ChallengeStore
-        + weiqi_store::SeekStore
-        + weiqi_store::FeedStore
-        + weiqi_store::PendingRatings
-        + Clone,
-{
+pub async fn matchmaking_on<S: weiqi_store::Accounts + Clone>(store: S) {
     use weiqi_game::PlayerRef;
     use weiqi_players::{Challenge, ChallengeState, Pairing, PlayerEventKind, Seek};
     let who = |id: &str| PlayerRef {
