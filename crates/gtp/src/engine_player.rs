@@ -113,15 +113,11 @@ impl EnginePlayer {
     }
 
     fn ask(&mut self, state: &State, colour: Color) -> Result<Choice, String> {
+        // (Nothing to send when the referee prepared the engine.)
         self.sync(state)?;
-        if let Some(t) = self.per_move {
-            let _ = self
-                .client
-                .send(&format!("time_left {colour} {} 1", t.as_secs_f64()), self.timeout);
-        }
-        // (With a clock, the wait ends with the move's time and the lag: the referee then
-        // declares the loss on time.)
-        let wait = self.per_move.map_or(self.timeout, |t| (t + self.lag).min(self.timeout));
+        // With a clock, the clock bounds the wait: an engine still thinking after its time
+        // and the lag loses on time (the referee measures it), not by forfeit.
+        let wait = self.per_move.map_or(self.timeout, |t| t + self.lag + LATE);
         let answer = match self.client.send(&format!("genmove {colour}"), wait) {
             Ok(Reply::Ok(v)) => v,
             Ok(Reply::Err(e)) => return Err(format!("genmove failed: {e}")),
@@ -138,7 +134,25 @@ impl EnginePlayer {
     }
 }
 
+/// How long past its clock an engine's answer is awaited, so that a late one is measured
+/// late.
+const LATE: Duration = Duration::from_millis(50);
+
 impl Player for EnginePlayer {
+    fn prepare(&mut self, state: &State, colour: Color) -> Result<(), String> {
+        let ready = self.sync(state).map(|()| {
+            if let Some(t) = self.per_move {
+                let _ = self
+                    .client
+                    .send(&format!("time_left {colour} {} 1", t.as_secs_f64()), self.timeout);
+            }
+        });
+        if let Err(why) = &ready {
+            self.failure.get_or_insert_with(|| format!("{}: {why}", self.name));
+        }
+        ready
+    }
+
     fn genmove(&mut self, state: &State, colour: Color, _budget: Budget, _cleanup: bool) -> Choice {
         match self.ask(state, colour) {
             Ok(choice) => choice,

@@ -24,6 +24,13 @@ pub trait Player {
     /// opponent are left to capture.
     fn genmove(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> Choice;
 
+    /// Gets ready to be asked for `color`'s move in `state`, before the referee's clock
+    /// starts: an engine is told the moves it has not seen (and set up for a new game) and
+    /// its time. An error forfeits the game (an engine that refuses a legal move loses).
+    fn prepare(&mut self, _state: &State, _color: Color) -> Result<(), String> {
+        Ok(())
+    }
+
     /// The player's name in reports (`light`, `mcts`, `gtp:COMMAND`, `net:PATH@VISITS`).
     fn name(&self) -> String;
 

@@ -149,8 +149,7 @@ pub fn play_out(
     let allowed = m.seconds_per_move.map(|t| t + m.lag);
     while !state.is_over() {
         if state.move_number() >= m.max_moves {
-            let wmb = count(&state, black, white);
-            return PlayedGame::new(Ending::MoveLimit { white_minus_black: wmb }, winner_of(wmb), &state);
+            break;
         }
         let color = state.to_move();
         let mv = if state.move_number() < m.opening {
@@ -161,6 +160,10 @@ pub fn play_out(
             } else {
                 &mut *white
             };
+            // (Catching up and setting up are not the move's time.)
+            if let Err(why) = mover.prepare(&state, color) {
+                return PlayedGame::new(Ending::Forfeit(why), Some(color.opponent()), &state);
+            }
             let asked = Instant::now();
             let choice = mover.genmove(&state, color, budget, false);
             if let Some(a) = allowed
@@ -180,8 +183,21 @@ pub fn play_out(
             return PlayedGame::new(Ending::Forfeit(why), Some(color.opponent()), &state);
         }
     }
+    // Both players see the whole game before it is counted (an engine that refuses the
+    // last move loses, as it would have at its next one).
+    if let Err(why) = black.prepare(&state, Color::Black) {
+        return PlayedGame::new(Ending::Forfeit(why), Some(Color::White), &state);
+    }
+    if let Err(why) = white.prepare(&state, Color::White) {
+        return PlayedGame::new(Ending::Forfeit(why), Some(Color::Black), &state);
+    }
     let wmb = count(&state, black, white);
-    PlayedGame::new(Ending::Score { white_minus_black: wmb }, winner_of(wmb), &state)
+    let ending = if state.is_over() {
+        Ending::Score { white_minus_black: wmb }
+    } else {
+        Ending::MoveLimit { white_minus_black: wmb }
+    };
+    PlayedGame::new(ending, winner_of(wmb), &state)
 }
 
 /// The count by area, with the dead stones both players name when they agree, and the

@@ -32,9 +32,8 @@ pub struct SeekAsk {
     pub handicap: bool,
 }
 
-/// The seek `player` (rated `ratings`) makes of `ask`, or why it is refused. The rating
-/// it is paired by is the player's at their preferred size (a new player's otherwise).
-pub fn seek(id: String, player: PlayerRef, ratings: &[RatingRow], ask: SeekAsk, now: u64) -> Result<Seek, Refusal> {
+/// Why `ask` is refused, if it is (checked before anything is read for it).
+pub fn validate(ask: &SeekAsk) -> Result<(), Refusal> {
     if ask.sizes.is_empty() || ask.sizes.iter().any(|s| !RATED_SIZES.contains(s)) {
         return Err(Refusal::bad("board_sizes", "one or more of 9, 13 and 19"));
     }
@@ -50,6 +49,13 @@ pub fn seek(id: String, player: PlayerRef, ratings: &[RatingRow], ask: SeekAsk, 
     if f64::from(ask.rating_window) > MAX_WINDOW {
         return Err(Refusal::bad("rating_window", "at most 1000"));
     }
+    Ok(())
+}
+
+/// The seek `player` (rated `ratings`) makes of `ask`, or why it is refused. The rating
+/// it is paired by is the player's at their preferred size (a new player's otherwise).
+pub fn seek(id: String, player: PlayerRef, ratings: &[RatingRow], ask: SeekAsk, now: u64) -> Result<Seek, Refusal> {
+    validate(&ask)?;
     let rating = ratings
         .iter()
         .find(|r| r.board_size == ask.sizes[0])
@@ -176,6 +182,49 @@ pub fn pairing_of(older: &Seek, newer: &Seek, game_id: String, now: u64) -> Pair
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A seek's request is refused by its own fields, whoever asks (before any read).
+    #[test]
+    fn bad_seeks_are_refused_by_their_fields() {
+        let ask = SeekAsk {
+            sizes: vec![9],
+            main_min_s: 60,
+            main_max_s: 600,
+            rated: true,
+            rating_window: 0,
+            handicap: false,
+        };
+        assert_eq!(validate(&ask), Ok(()));
+        let reason = |a: SeekAsk| validate(&a).unwrap_err().reason();
+        assert_eq!(
+            reason(SeekAsk {
+                sizes: vec![7],
+                ..ask.clone()
+            }),
+            "bad_request"
+        );
+        assert_eq!(
+            reason(SeekAsk {
+                main_min_s: 700,
+                ..ask.clone()
+            }),
+            "empty_range"
+        );
+        assert_eq!(
+            reason(SeekAsk {
+                main_max_s: MAX_SEEK_MAIN_S + 1,
+                ..ask.clone()
+            }),
+            "bad_request"
+        );
+        assert_eq!(
+            reason(SeekAsk {
+                rating_window: 1001,
+                ..ask
+            }),
+            "bad_request"
+        );
+    }
     use proptest::prelude::*;
     use weiqi_game::PlayerRef;
 

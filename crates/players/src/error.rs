@@ -108,9 +108,13 @@ impl Refusal {
         match self {
             Refusal::BadField { field, .. } => vec![("field", (*field).to_string())],
             Refusal::EmptyRange { .. } => vec![("field", "main_time_min_s".to_string())],
-            Refusal::SelfChallenge { player_id }
-            | Refusal::PlayerNotFound { player_id }
-            | Refusal::OpponentOffline { player_id } => vec![("player_id", player_id.clone())],
+            Refusal::SelfChallenge { player_id } | Refusal::OpponentOffline { player_id } => {
+                vec![("player_id", player_id.clone())]
+            }
+            // (GetPlayer named it `player_id`, Challenge `id`: both, as clients read them.)
+            Refusal::PlayerNotFound { player_id } => {
+                vec![("player_id", player_id.clone()), ("id", player_id.clone())]
+            }
             Refusal::ChallengeNotFound { id } | Refusal::SeekNotFound { id } => vec![("id", id.clone())],
             Refusal::NotYourChallenge { id, .. } | Refusal::ChallengeExpired { id } => {
                 vec![("challenge_id", id.clone())]

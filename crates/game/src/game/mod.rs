@@ -338,15 +338,20 @@ impl Game {
     // ---- apply --------------------------------------------------------------------------
 
     /// Folds one event in. Events must come in sequence, `Created` first. (In debug
-    /// builds every fold is followed by [`Game::check_invariants`].)
+    /// builds every fold is followed by [`Game::check_invariants`]; a log that breaks them
+    /// is corrupt.)
     pub fn apply(&mut self, e: &Event) -> Result<(), Corrupt> {
         match &mut self.stage {
             Stage::NotCreated => self.stage = Stage::Created(Box::new(Created::from_first(e)?)),
             Stage::Created(g) => g.apply(e)?,
         }
+        // (A log that breaks them is corrupt: refused as any other, not a panic.)
         #[cfg(debug_assertions)]
         if let Err(why) = self.check_invariants() {
-            panic!("event {} broke the game's invariants: {why}", e.seq);
+            return Err(Corrupt {
+                seq: e.seq,
+                why: format!("the game's parts disagree: {why}"),
+            });
         }
         Ok(())
     }

@@ -54,8 +54,16 @@ impl Accounts {
         }
     }
 
+    /// Whether `p` would break the pairings' keys (its id, or its game's id).
+    fn pairing_taken(&self, p: &Pairing) -> bool {
+        self.pairings
+            .iter()
+            .any(|(q, _)| q.id == p.id || q.game_id == p.game_id)
+    }
+
+    /// As `INSERT ... ON CONFLICT DO NOTHING`: false when a key is taken.
     fn add_pairing(&mut self, p: Pairing) -> bool {
-        if self.pairings.iter().any(|(q, _)| q.id == p.id) {
+        if self.pairing_taken(&p) {
             return false;
         }
         self.pairings.push((p, false));
@@ -63,7 +71,14 @@ impl Accounts {
     }
 }
 
-/// Runs `f` on the accounts under the store's lock, as a ready future.
+/// A key taken where the databases' statement has no `ON CONFLICT` (their error).
+fn taken(what: &str, id: &str) -> StoreError {
+    StoreError::local(format!("{what} {id:?} exists"))
+}
+
+/// Runs `f` on the accounts under the store's lock, as a ready future. (The change is
+/// made when the call is made, not when the future is polled: a caller that drops the
+/// future has still written, where a database's transaction would not have begun.)
 fn with<T: Send + 'static>(
     store: &MemoryStore,
     f: impl FnOnce(&mut Accounts) -> Result<T, StoreError>,
@@ -76,6 +91,9 @@ fn with<T: Send + 'static>(
 impl PlayerStore for MemoryStore {
     fn register_guest(&self, player: PlayerRecord, token_hash: String) -> StoreFuture<'_, ()> {
         with(self, |a| {
+            if a.players.contains_key(&player.id) {
+                return Err(taken("player", &player.id));
+            }
             a.tokens.insert(token_hash, player.id.clone());
             a.players.insert(player.id.clone(), player);
             Ok(())
@@ -182,7 +200,10 @@ impl ChallengeStore for MemoryStore {
     fn create_challenge(&self, c: Challenge, max_open: usize) -> StoreFuture<'_, bool> {
         with(self, |a| {
             let open = |x: &&Challenge| x.challenger.id == c.challenger.id && x.state == ChallengeState::Open;
-            if a.challenges.iter().filter(open).count() >= max_open || a.challenges.iter().any(|x| x.id == c.id) {
+            if a.challenges.iter().any(|x| x.id == c.id) {
+                return Err(taken("challenge", &c.id));
+            }
+            if a.challenges.iter().filter(open).count() >= max_open {
                 return Ok(false);
             }
             let told = (
@@ -208,13 +229,19 @@ impl ChallengeStore for MemoryStore {
         now_ms: u64,
     ) -> StoreFuture<'_, bool> {
         with(self, |a| {
-            let Some(c) = a
+            let Some(i) = a
                 .challenges
-                .iter_mut()
-                .find(|c| c.id == id && c.state == ChallengeState::Open)
+                .iter()
+                .position(|c| c.id == id && c.state == ChallengeState::Open)
             else {
                 return Ok(false);
             };
+            if let Some(p) = &pairing
+                && a.pairing_taken(p)
+            {
+                return Err(taken("pairing", &p.id));
+            }
+            let c = &mut a.challenges[i];
             c.state = state;
             c.reason = reason;
             c.game_id = pairing.as_ref().map(|p| p.game_id.clone());
@@ -240,6 +267,7 @@ impl ChallengeStore for MemoryStore {
                 .collect();
             // (Stable: the same millisecond keeps the order of arrival.)
             open.sort_by_key(|c| c.created_ms);
+            open.truncate(1000);
             Ok(open)
         })
     }
@@ -268,6 +296,7 @@ impl SeekStore for MemoryStore {
         with(self, |a| {
             let mut open = a.seeks.clone();
             open.sort_by_key(|s| s.created_ms);
+            open.truncate(10_000);
             Ok(open)
         })
     }
@@ -277,6 +306,9 @@ impl SeekStore for MemoryStore {
             let [(x, _), (y, _)] = &seeks;
             if !(a.seeks.iter().any(|s| s.id == *x) && a.seeks.iter().any(|s| s.id == *y)) || x == y {
                 return Ok(false);
+            }
+            if a.pairing_taken(&pairing) {
+                return Err(taken("pairing", &pairing.id));
             }
             a.seeks.retain(|s| s.id != *x && s.id != *y);
             let (game_id, at_ms) = (pairing.game_id.clone(), pairing.created_ms);

@@ -160,6 +160,9 @@ impl Matchmaking {
 
     /// Opens a seek for `me`; returns its id.
     pub async fn seek(&self, me: &PlayerRecord, ask: SeekAsk) -> Result<String, PlayersError> {
+        // A bad request is refused as such before anything is read (the database may be
+        // down; the answer is still INVALID_ARGUMENT).
+        automatch::validate(&ask)?;
         let ratings = self
             .store
             .player(me.id.clone())
