@@ -80,7 +80,7 @@ impl EnginePlayer {
     fn sync(&mut self, state: &State) -> Result<(), String> {
         let moves = state.moves();
         let height = state.board().height();
-        let known = match self.known.take() {
+        let mut known = match self.known.take() {
             Some(known) if moves.starts_with(&known) => known,
             _ => {
                 let setup = [
@@ -100,15 +100,17 @@ impl EnginePlayer {
                 Vec::new()
             }
         };
+        // (Extended move by move: a sync with nothing new, as after `prepare`, copies
+        // nothing.)
         for &(colour, mv) in &moves[known.len()..] {
             let vertex = mv.to_gtp(height);
             match self.client.send(&format!("play {colour} {vertex}"), self.timeout) {
-                Ok(Reply::Ok(_)) => {}
+                Ok(Reply::Ok(_)) => known.push((colour, mv)),
                 Ok(Reply::Err(e)) => return Err(format!("refused the legal move {colour} {vertex}: {e}")),
                 Err(e) => return Err(e.to_string()),
             }
         }
-        self.known = Some(moves.to_vec());
+        self.known = Some(known);
         Ok(())
     }
 

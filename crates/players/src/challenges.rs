@@ -11,6 +11,17 @@ pub const MAX_OPEN_CHALLENGES: usize = 20;
 /// How long a challenge waits for its answer.
 pub const CHALLENGE_TTL_MS: u64 = 10 * 60_000;
 
+/// Whether `me` may challenge `them` at all: nobody challenges themself. (Checked first,
+/// before the request's settings are read, and again by [`challenge`].)
+pub fn may_challenge(me: &str, them: &str) -> Result<(), Refusal> {
+    if them == me {
+        return Err(Refusal::SelfChallenge {
+            player_id: them.to_string(),
+        });
+    }
+    Ok(())
+}
+
 /// A new open challenge from `me` to `them` (who must be online: their feed open until
 /// `them_online_until` or later).
 pub fn challenge(
@@ -21,9 +32,7 @@ pub fn challenge(
     them_online_until: u64,
     now: u64,
 ) -> Result<Challenge, Refusal> {
-    if them.id == me.id {
-        return Err(Refusal::SelfChallenge { player_id: them.id });
-    }
+    may_challenge(&me.id, &them.id)?;
     if them_online_until < now {
         return Err(Refusal::OpponentOffline { player_id: them.id });
     }

@@ -151,12 +151,6 @@ pub struct PgStore {
 }
 
 impl PgStore {
-    /// A transaction for the accounts' writes (the statements inside lock what they
-    /// change; see `matchmaking.rs`).
-    pub(crate) async fn begin_write(&self) -> Result<sqlx::Transaction<'_, sqlx::Postgres>, sqlx::Error> {
-        self.pool.begin().await
-    }
-
     /// Connects to `url` (`postgres://user:password@host:port/database`) with a pool of
     /// [`PgStore::DEFAULT_POOL`] connections, creating the schema if it is missing.
     pub async fn open(url: &str) -> Result<PgStore, StoreError> {

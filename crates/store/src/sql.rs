@@ -74,8 +74,11 @@ impl SqlStore for crate::SqliteStore {
     fn pool(&self) -> &Pool<sqlx::Sqlite> {
         &self.accounts
     }
-    fn begin_write(&self) -> impl Future<Output = Result<Transaction<'_, sqlx::Sqlite>, sqlx::Error>> + Send {
-        crate::SqliteStore::begin_write(self)
+    /// On the accounts connection, taking the write lock at once (`BEGIN IMMEDIATE`): a
+    /// deferred transaction that read first could not upgrade after the event writer
+    /// committed, and SQLite answers that with SQLITE_BUSY at once, past any busy timeout.
+    async fn begin_write(&self) -> Result<Transaction<'_, sqlx::Sqlite>, sqlx::Error> {
+        self.accounts.begin_with("BEGIN IMMEDIATE").await
     }
 }
 
@@ -84,7 +87,9 @@ impl SqlStore for crate::PgStore {
     fn pool(&self) -> &Pool<sqlx::Postgres> {
         &self.pool
     }
-    fn begin_write(&self) -> impl Future<Output = Result<Transaction<'_, sqlx::Postgres>, sqlx::Error>> + Send {
-        crate::PgStore::begin_write(self)
+    /// A plain transaction: the statements inside lock what they change (`FOR UPDATE`,
+    /// `UPDATE ... WHERE`).
+    async fn begin_write(&self) -> Result<Transaction<'_, sqlx::Postgres>, sqlx::Error> {
+        self.pool.begin().await
     }
 }

@@ -1,8 +1,13 @@
 //! Seat tokens: random or derived from the request id (so a retried CreateGame/JoinGame
-//! returns the same token), and stored only as SHA-256 hashes.
+//! returns the same token), and stored only as SHA-256 hashes; and a call's bearer
+//! credential.
 
 use sha2::{Digest, Sha256};
 use tonic::metadata::MetadataMap;
+use tonic::{Request, Status};
+use weiqi_players::PlayerRecord;
+
+use crate::players::Players;
 
 pub use weiqi_game::{sha256_hex, sha256_hex_array};
 
@@ -39,6 +44,12 @@ pub fn bearer(meta: &MetadataMap) -> Option<String> {
     let v = meta.get("authorization")?.to_str().ok()?;
     let t = v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer "))?;
     Some(t.trim().to_string())
+}
+
+/// The player a call's bearer credential names (for the player and tournament services);
+/// UNAUTHENTICATED without a valid one.
+pub async fn signed_in<T>(players: &Players, request: &Request<T>, now_ms: u64) -> Result<PlayerRecord, Status> {
+    Ok(players.signed_in(bearer(request.metadata()).as_deref(), now_ms).await?)
 }
 
 #[cfg(test)]

@@ -222,14 +222,6 @@ impl SqliteStore {
         })
     }
 
-    /// A write transaction on the accounts connection that takes the write lock at once
-    /// (`BEGIN IMMEDIATE`): a deferred one that read first could not upgrade after the
-    /// event writer committed, and SQLite answers that with SQLITE_BUSY at once, past any
-    /// busy timeout.
-    pub(crate) async fn begin_write(&self) -> Result<sqlx::Transaction<'_, sqlx::Sqlite>, sqlx::Error> {
-        self.accounts.begin_with("BEGIN IMMEDIATE").await
-    }
-
     async fn write(&self, w: Write) -> Result<(), StoreError> {
         let (tx, rx) = oneshot::channel();
         self.writer

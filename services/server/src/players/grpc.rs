@@ -48,10 +48,7 @@ fn err(e: PlayersError) -> Status {
 impl PlayerSvc {
     /// The caller's player; UNAUTHENTICATED without a valid credential.
     async fn me<T>(&self, request: &Request<T>) -> Result<PlayerRecord, Status> {
-        self.players
-            .signed_in(auth::bearer(request.metadata()).as_deref(), self.time.now_ms())
-            .await
-            .map_err(err)
+        auth::signed_in(&self.players, request, self.time.now_ms()).await
     }
 }
 
@@ -143,12 +140,8 @@ impl PlayerService for PlayerSvc {
     async fn challenge(&self, r: Request<pb::ChallengeRequest>) -> Result<Response<pb::ChallengeResponse>, Status> {
         let me = self.me(&r).await?;
         let r = r.into_inner();
-        if r.player_id == me.id {
-            // (Before the settings: a request to oneself is refused whatever it asks.)
-            return Err(err(
-                weiqi_players::Refusal::SelfChallenge { player_id: r.player_id }.into()
-            ));
-        }
+        // (Before the settings: a request to oneself is refused whatever it asks.)
+        weiqi_players::challenges::may_challenge(&me.id, &r.player_id).map_err(|e| err(e.into()))?;
         let settings = convert::settings_from(r.settings.as_ref(), self.default_lag_ms)?;
         let c = self
             .matchmaking

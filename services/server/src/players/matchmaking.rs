@@ -41,9 +41,7 @@ impl Matchmaking {
         them_id: String,
         settings: Settings,
     ) -> Result<Challenge, PlayersError> {
-        if them_id == me.id {
-            return Err(Refusal::SelfChallenge { player_id: them_id }.into());
-        }
+        challenges::may_challenge(&me.id, &them_id)?;
         self.host.check_settings(&settings, &seat_player(me))?;
         let Some((them, _)) = self.store.player(them_id.clone()).await? else {
             return Err(Refusal::PlayerNotFound { player_id: them_id }.into());

@@ -35,11 +35,7 @@ pub struct TournamentSvc {
 
 impl TournamentSvc {
     async fn me<T>(&self, request: &Request<T>) -> Result<PlayerRecord, Status> {
-        let token = auth::bearer(request.metadata());
-        Ok(self
-            .players
-            .signed_in(token.as_deref(), self.core.host.now_ms())
-            .await?)
+        auth::signed_in(&self.players, request, self.core.host.now_ms()).await
     }
 }
 
