@@ -1,7 +1,10 @@
-// Builds the bundle the server embeds: dist/index.html, dist/app.js, dist/app.css.
-// Deterministic (pinned esbuild, no timestamps), so CI can check dist/ is current.
+// Builds the bundle the server embeds: dist/index.html, dist/app.js, dist/app.css,
+// dist/favicon.svg, and the script and stylesheet compressed (brotli .br and gzip .gz,
+// both at their best levels, sent as the browser accepts). Deterministic (pinned esbuild,
+// no timestamps: gzip's header time is 0), so CI can check dist/ is current.
 import { build } from "esbuild";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 mkdirSync("dist", { recursive: true });
 await build({
@@ -18,3 +21,12 @@ await build({
 });
 copyFileSync("static/index.html", "dist/index.html");
 copyFileSync("static/app.css", "dist/app.css");
+copyFileSync("static/favicon.svg", "dist/favicon.svg");
+for (const f of ["dist/app.js", "dist/app.css"]) {
+  const body = readFileSync(f);
+  writeFileSync(`${f}.gz`, gzipSync(body, { level: 9 }));
+  writeFileSync(
+    `${f}.br`,
+    brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+  );
+}

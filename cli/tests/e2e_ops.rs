@@ -194,3 +194,88 @@ async fn the_dashboard_queries_series_the_server_exports() {
         );
     }
 }
+
+/// One HTTP/1.1 exchange on a fresh connection: the answer's head (lowercase) and body.
+async fn http1(addr: &str, request: &str, body: &[u8]) -> (String, Vec<u8>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .unwrap()
+        .unwrap();
+    let split = answer.windows(4).position(|w| w == b"\r\n\r\n").expect("a head") + 4;
+    (
+        String::from_utf8_lossy(&answer[..split]).to_lowercase(),
+        answer[split..].to_vec(),
+    )
+}
+
+fn header<'a>(head: &'a str, name: &str) -> &'a str {
+    head.lines()
+        .find_map(|l| l.strip_prefix(&format!("{name}: ")))
+        .unwrap_or("")
+}
+
+/// The web listener as a browser meets it: the page revalidated with its ETag, the bundle
+/// under hashed names cached as immutable and compressed as the browser accepts, a
+/// favicon, and the game service's calls through it timed as the gRPC port's are.
+#[tokio::test]
+async fn the_web_app_is_cached_compressed_and_its_calls_metered() {
+    let server = Server::fresh("web-listener");
+    let get = |path: &str, extra: &str| {
+        format!(
+            "GET {path} HTTP/1.1\r\nHost: {}\r\n{extra}Connection: close\r\n\r\n",
+            server.web
+        )
+    };
+    let (head, page) = http1(&server.web, &get("/", ""), b"").await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert_eq!(header(&head, "cache-control"), "no-cache");
+    let etag = header(&head, "etag").to_string();
+    assert!(etag.starts_with('"'), "{head}");
+    let (again, _) = http1(&server.web, &get("/", &format!("If-None-Match: {etag}\r\n")), b"").await;
+    assert!(again.starts_with("http/1.1 304"), "{again}");
+
+    let page = String::from_utf8(page).unwrap();
+    let script = page
+        .split('"')
+        .find(|s| s.starts_with("assets/app.") && s.ends_with(".js"))
+        .unwrap_or_else(|| panic!("no hashed script in {page}"));
+    let (head, br) = http1(
+        &server.web,
+        &get(&format!("/{script}"), "Accept-Encoding: gzip, br\r\n"),
+        b"",
+    )
+    .await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    assert_eq!(header(&head, "content-encoding"), "br");
+    assert_eq!(header(&head, "cache-control"), "public, max-age=31536000, immutable");
+    let (head, plain) = http1(&server.web, &get(&format!("/{script}"), ""), b"").await;
+    assert_eq!(header(&head, "content-encoding"), "");
+    assert!(br.len() * 3 < plain.len(), "{} of {}", br.len(), plain.len());
+    let (head, _) = http1(&server.web, &get("/favicon.ico", ""), b"").await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+
+    // ListGames over gRPC-Web on the web listener is counted like any other call.
+    let before = server
+        .metric("weiqi_rpc_duration_seconds_count{method=\"ListGames\"}")
+        .await;
+    let message = [0x08, 0x05]; // ListGamesRequest { limit: 5 }
+    let mut body = vec![0u8, 0, 0, 0, message.len() as u8];
+    body.extend_from_slice(&message);
+    let call = format!(
+        "POST /weiqi.v1.GameService/ListGames HTTP/1.1\r\nHost: {}\r\nContent-Type: application/grpc-web+proto\r\n\
+         X-Grpc-Web: 1\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        server.web,
+        body.len()
+    );
+    let (head, _) = http1(&server.web, &call, &body).await;
+    assert!(head.starts_with("http/1.1 200"), "{head}");
+    let after = server
+        .metric("weiqi_rpc_duration_seconds_count{method=\"ListGames\"}")
+        .await;
+    assert_eq!(after, before + 1.0);
+}

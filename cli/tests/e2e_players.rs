@@ -201,6 +201,95 @@ async fn a_rated_game_between_guests_updates_both_ratings() {
     assert_eq!((history[0].game_id.as_str(), history[0].score), (id.as_str(), 0.0));
     assert_eq!(history[0].rating_before, 1500.0);
     assert_eq!(history[0].rating, a.rating);
+    // One provisional rating after one game (deviation above 160), as apps show it ("?").
+    assert!(a.provisional && b.provisional, "{a:?}");
+
+    // Each player's finished games, a page at a time: a casual game after the rated one.
+    let casual = games
+        .create_game(authed(
+            pb::CreateGameRequest {
+                settings: Some(pb::GameSettings {
+                    rated: false,
+                    ..rated_settings()
+                }),
+                ..Default::default()
+            },
+            &bob_token,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    let joined = games
+        .join_game(authed(
+            pb::JoinGameRequest {
+                game_id: casual.game_id.clone(),
+                ..Default::default()
+            },
+            &alice_token,
+        ))
+        .await
+        .unwrap()
+        .into_inner();
+    play(
+        &mut games,
+        &Game {
+            id: casual.game_id.clone(),
+            black: casual.seat_token.clone(),
+            white: joined.seat_token,
+        },
+        &casual.seat_token,
+        2,
+        2,
+    )
+    .await
+    .unwrap();
+    games
+        .resign(authed(
+            pb::ResignRequest {
+                mutation: m(&casual.game_id, ""),
+            },
+            &casual.seat_token,
+        ))
+        .await
+        .unwrap();
+    let page = |token: &str| pb::ListPlayerGamesRequest {
+        player_id: alice.clone(),
+        page_size: 1,
+        page_token: token.into(),
+    };
+    let first = players.list_player_games(page("")).await.unwrap().into_inner();
+    let [newest] = &first.games[..] else {
+        panic!("{first:?}")
+    };
+    assert_eq!(
+        (
+            newest.game_id.as_str(),
+            newest.result.as_str(),
+            newest.score,
+            newest.rated
+        ),
+        (casual.game_id.as_str(), "W+R", 1.0, false)
+    );
+    assert_eq!(newest.color, pb::Color::White as i32);
+    assert_eq!(newest.opponent.as_ref().unwrap().player_id, bob);
+    let second = players
+        .list_player_games(page(&first.next_page_token))
+        .await
+        .unwrap()
+        .into_inner();
+    let [older] = &second.games[..] else {
+        panic!("{second:?}")
+    };
+    assert_eq!(
+        (older.game_id.as_str(), older.score, older.rated),
+        (id.as_str(), 0.0, true)
+    );
+    assert!(second.next_page_token.is_empty(), "the last page");
+    let forged = players.list_player_games(page("not-a-token")).await.unwrap_err();
+    assert_eq!(
+        (forged.code(), reason(&forged).as_str()),
+        (Code::InvalidArgument, "bad_page_token")
+    );
 
     // Unknown players and sizes without ratings get typed errors.
     let missing = players.get_player(get("guest:nobody")).await.unwrap_err();
@@ -233,6 +322,18 @@ async fn a_rated_game_between_guests_updates_both_ratings() {
         (name.code(), reason(&name).as_str()),
         (Code::InvalidArgument, "bad_setting")
     );
+    // A name is one player's: another guest cannot take it in another case or spacing,
+    // and is told so in a way an app can act on.
+    guest(&mut players, "Dana").await;
+    let twin = players
+        .register_guest(pb::RegisterGuestRequest { name: " dana ".into() })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (twin.code(), reason(&twin).as_str()),
+        (Code::AlreadyExists, "name_taken")
+    );
+    guest(&mut players, "Dana 2").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

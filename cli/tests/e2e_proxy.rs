@@ -381,7 +381,7 @@ async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
                 .expect("a spectator waited 10 s")
                 .unwrap()
                 .unwrap();
-            seqs.push(item.event.unwrap().seq);
+            seqs.extend(item.event.map(|e| e.seq));
         }
         assert_eq!(seqs, (1..=last).collect::<Vec<_>>(), "spectator {k}");
     }

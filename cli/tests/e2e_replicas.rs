@@ -79,12 +79,16 @@ async fn postgres_replicas_share_games() {
     let seq = state(&mut cb, &g.id).await.seq;
     let mut watch = watch(&mut cb, &g.id, seq).await;
     play(&mut ca, &g, &g.white, 6, 6).await.unwrap();
-    let seen = tokio::time::timeout(Duration::from_secs(10), watch.message())
-        .await
-        .expect("the move reaches a watcher on the other replica")
-        .unwrap()
-        .unwrap();
-    assert_eq!(seen.event.unwrap().point, pt(6, 6));
+    let seen = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Some(e) = watch.message().await.unwrap().unwrap().event {
+                return e;
+            }
+        }
+    })
+    .await
+    .expect("the move reaches a watcher on the other replica");
+    assert_eq!(seen.point, pt(6, 6));
     // The lobby is every replica's: B lists an open game created on A, and the game in
     // play at its current move.
     let open = open_game(&mut ca).await;

@@ -112,7 +112,7 @@ async fn adjournment_with_sealed_move() {
         .into_inner();
     let mut saw_sealed = false;
     while let Some(item) = watch.message().await.unwrap() {
-        let e = item.event.unwrap();
+        let Some(e) = item.event else { continue };
         if e.kind == "move_sealed" {
             assert!(e.payload_json.contains("\"sealed\":null"), "{}", e.payload_json);
             saw_sealed = true;

@@ -14,6 +14,12 @@ export interface BoardProps {
   dead?: { x: number; y: number }[];
   /** Stones chosen but not yet sent (free handicap). */
   marked?: { x: number; y: number }[];
+  /** Scoring: who each point counts for, rows as `rows` ("x" Black, "o" White, "." neither). */
+  owners?: string[];
+  /** A move proposed by a first tap, waiting for its confirmation (touch screens). */
+  candidate?: { x: number; y: number; color: "B" | "W" };
+  /** A move made but not yet answered by the server (sent again when the connection returns). */
+  pending?: { x: number; y: number; color: "B" | "W" };
   /** The colour of the ghost stone under the pointer; none when the player cannot play. */
   ghost?: "B" | "W";
   coordinates: boolean;
@@ -78,6 +84,14 @@ export function Board(p: BoardProps): JSX.Element {
         if (isDead) stones.push(<path key={`dx${key}`} class="dead-mark" d={`M${x - 0.2} ${y - 0.2}L${x + 0.2} ${y + 0.2}M${x + 0.2} ${y - 0.2}L${x - 0.2} ${y + 0.2}`} />);
       }
       if (marked.has(key)) stones.push(<circle key={`mk${key}`} class="stone black marked" cx={x} cy={y} r={0.47} />);
+      // The count: a small square of the owner's colour on each point that counts (over a
+      // dead stone too, as the count takes it off), as OGS and Lichess mark territory.
+      const owner = p.owners?.[y]?.[x];
+      if ((owner === "x" || owner === "o") && (c === "." || isDead)) {
+        stones.push(
+          <rect key={`own${key}`} class={`owner ${owner === "x" ? "black" : "white"}`} x={x - 0.18} y={y - 0.18} width={0.36} height={0.36} />,
+        );
+      }
       const name = pointName({ x, y }, n);
       const what = c === "x" ? "black stone" : c === "o" ? "white stone" : "empty";
       targets.push(
@@ -91,6 +105,7 @@ export function Board(p: BoardProps): JSX.Element {
           data-x={x}
           data-y={y}
           data-point={name}
+          data-owner={p.owners ? ({ x: "B", o: "W" } as Record<string, string>)[p.owners[y]?.[x] ?? ""] ?? "-" : undefined}
           role="button"
           aria-label={`${name}, ${what}${isDead ? ", dead" : ""}`}
           onPointerEnter={() => setHover({ x, y })}
@@ -108,6 +123,20 @@ export function Board(p: BoardProps): JSX.Element {
     p.ghost && ghostAt && at(ghostAt.x, ghostAt.y) === "." ? (
       <circle class={`stone ghost ${p.ghost === "B" ? "black" : "white"}`} cx={ghostAt.x} cy={ghostAt.y} r={0.47} />
     ) : null;
+  const proposed = [
+    p.candidate ? (
+      <g key="cand" class="candidate" data-testid="candidate">
+        <circle class={`stone ${p.candidate.color === "B" ? "black" : "white"}`} cx={p.candidate.x} cy={p.candidate.y} r={0.47} />
+        <circle class="candidate-ring" cx={p.candidate.x} cy={p.candidate.y} r={0.6} />
+      </g>
+    ) : null,
+    p.pending ? (
+      <g key="pend" class="pending-stone" data-testid="pending-stone">
+        <circle class={`stone ${p.pending.color === "B" ? "black" : "white"}`} cx={p.pending.x} cy={p.pending.y} r={0.47} />
+        <circle class="pending-ring" cx={p.pending.x} cy={p.pending.y} r={0.3} />
+      </g>
+    ) : null,
+  ];
   const last = p.lastMove ? (
     <circle class={`last-move ${at(p.lastMove.x, p.lastMove.y) === "x" ? "on-black" : "on-white"}`} cx={p.lastMove.x} cy={p.lastMove.y} r={0.18} />
   ) : null;
@@ -139,7 +168,8 @@ export function Board(p: BoardProps): JSX.Element {
         {coords}
         {stones}
         {last}
-        {ghost}
+        {proposed}
+        {p.candidate || p.pending ? null : ghost}
         <rect class="cursor" x={cursor.x - 0.5} y={cursor.y - 0.5} width={1} height={1} />
         <g class="targets">{targets}</g>
       </svg>

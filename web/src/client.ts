@@ -4,14 +4,17 @@ import { Code, ConnectError, createClient, type Client, type Interceptor } from 
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { GameService } from "./gen/weiqi/v1/game_pb.js";
 import { PlayerService } from "./gen/weiqi/v1/player_pb.js";
+import { TournamentService } from "./gen/weiqi/v1/tournament_pb.js";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 
 export * from "./gen/weiqi/v1/game_pb.js";
 export * from "./gen/weiqi/v1/player_pb.js";
+export * from "./gen/weiqi/v1/tournament_pb.js";
 export { Code, ConnectError };
 
 export type GameClient = Client<typeof GameService>;
 export type PlayerClient = Client<typeof PlayerService>;
+export type TournamentClient = Client<typeof TournamentService>;
 
 /**
  * A client for the service at `baseUrl` (the origin that serves gRPC-Web, e.g.
@@ -26,7 +29,17 @@ export function createGameClient(
   player?: () => string | undefined,
 ): GameClient {
   const auth: Interceptor = (next) => async (req) => {
-    const msg = req.message as { mutation?: { gameId?: string }; gameId?: string };
+    let first: unknown = req.message;
+    if (req.stream) {
+      // A server-streaming call (WatchGame) hands its one request as a stream: read it
+      // for the game id (a seat's own stream must carry the seat's token, or its player
+      // never counts as present), then pass it on unchanged.
+      const sent: unknown[] = [];
+      for await (const m of req.message) sent.push(m);
+      first = sent[0];
+      req = { ...req, message: (async function* () { yield* sent; })() } as typeof req;
+    }
+    const msg = (first ?? {}) as { mutation?: { gameId?: string }; gameId?: string };
     const id = msg.mutation?.gameId ?? msg.gameId;
     const t = (id && token?.(id)) || player?.();
     if (t) req.header.set("authorization", `Bearer ${t}`);
@@ -37,14 +50,23 @@ export function createGameClient(
   return createClient(GameService, createGrpcWebTransport({ baseUrl, interceptors: [auth] }));
 }
 
-/** The players' service (guests, ratings, leaderboards), with the player's credential. */
-export function createPlayerClient(baseUrl: string, player?: () => string | undefined): PlayerClient {
-  const auth: Interceptor = (next) => async (req) => {
+/** Sends the player's credential, when there is one, on every call. */
+function bearer(player?: () => string | undefined): Interceptor {
+  return (next) => async (req) => {
     const t = player?.();
     if (t) req.header.set("authorization", `Bearer ${t}`);
     return next(req);
   };
-  return createClient(PlayerService, createGrpcWebTransport({ baseUrl, interceptors: [auth] }));
+}
+
+/** The players' service (guests, ratings, leaderboards), with the player's credential. */
+export function createPlayerClient(baseUrl: string, player?: () => string | undefined): PlayerClient {
+  return createClient(PlayerService, createGrpcWebTransport({ baseUrl, interceptors: [bearer(player)] }));
+}
+
+/** The tournaments' service (list, register, watch), with the player's credential. */
+export function createTournamentClient(baseUrl: string, player?: () => string | undefined): TournamentClient {
+  return createClient(TournamentService, createGrpcWebTransport({ baseUrl, interceptors: [bearer(player)] }));
 }
 
 /** A request id for a mutation's idempotency key (a retry sends the same one). */

@@ -16,11 +16,14 @@ import {
   type PlayerClient,
   type GameSettings,
   type GameSummary,
+  type Matched,
   type TimeControl,
 } from "./client.js";
 import { t, type Key, type Lang } from "./i18n.js";
-import { saveSeat } from "./prefs.js";
-import { formatMs } from "./state.js";
+import { loadSeat, saveSeat } from "./prefs.js";
+import { withRetry, type PlayerFeed } from "./feed.js";
+import { rankLabel } from "./rating.js";
+import { formatMs, refusalKey } from "./state.js";
 
 const REFRESH_MS = 2000;
 
@@ -37,6 +40,8 @@ export function Lobby(p: {
   signedIn: boolean;
   lang: Lang;
   go: (gameId: string) => void;
+  /** The signed-in player's feed (quick play's match arrives on it). */
+  feed?: PlayerFeed;
 }): JSX.Element {
   const { client, lang } = p;
   const [leaders, setLeaders] = useState<Player[]>([]);
@@ -44,6 +49,15 @@ export function Lobby(p: {
   const [playing, setPlaying] = useState<GameSummary[]>([]);
   const [settings, setSettings] = useState<Record<string, Listed>>({});
   const [error, setError] = useState("");
+  // An action's refusal stays until dismissed or replaced (the server's words in its
+  // tooltip); the list's own failure goes with the next refresh that works.
+  const [errorTitle, setErrorTitle] = useState<string | undefined>();
+  const [listError, setListError] = useState("");
+  const refused = (e: unknown) => {
+    const f = failure(e);
+    setError(t(lang, refusalKey(f)));
+    setErrorTitle(`${f.message}${f.reason ? ` (${f.reason})` : ""}`);
+  };
 
   useEffect(() => {
     let alive = true;
@@ -56,7 +70,7 @@ export function Lobby(p: {
         setPlaying(r.playing);
         const board = await p.players.listPlayers({ boardSize: 9, limit: 10 });
         if (alive) setLeaders(board.players);
-        setError("");
+        setListError("");
         // The lobby rows carry size and rules; the rest of the settings (time control,
         // colours, handicap) and the host come from each game once (they never change).
         for (const g of r.open.slice(0, 20)) {
@@ -66,7 +80,7 @@ export function Lobby(p: {
         }
         if (alive) setSettings({ ...known });
       } catch (e) {
-        if (alive) setError(failure(e).message);
+        if (alive) setListError(t(lang, refusalKey(failure(e))));
       }
     };
     void refresh();
@@ -83,12 +97,42 @@ export function Lobby(p: {
       saveSeat(g.gameId, { token: r.seatToken, seat: "guest" });
       p.go(g.gameId);
     } catch (e) {
-      setError(failure(e).message);
+      refused(e);
+    }
+  };
+
+  /** The host withdraws its own open game (its seat token is in this browser). */
+  const cancel = async (g: GameSummary) => {
+    try {
+      await client.cancelGame({ mutation: { gameId: g.gameId, requestId: requestId() } });
+      setOpen((gs) => gs.filter((x) => x.gameId !== g.gameId));
+    } catch (e) {
+      refused(e);
     }
   };
 
   return (
     <main class="lobby">
+      {error ? (
+        <p class="error dismissable" role="alert" data-testid="lobby-error" title={errorTitle}>
+          <span>{error}</span>
+          <button
+            class="close"
+            aria-label={t(lang, "dismiss")}
+            onClick={() => {
+              setError("");
+              setErrorTitle(undefined);
+            }}
+          >
+            ×
+          </button>
+        </p>
+      ) : null}
+      {listError ? (
+        <p class="error" role="status">
+          {listError}
+        </p>
+      ) : null}
       <section aria-labelledby="open-h">
         <h2 id="open-h">{t(lang, "openGames")}</h2>
         {open.length === 0 ? <p class="muted">{t(lang, "noOpenGames")}</p> : null}
@@ -97,6 +141,8 @@ export function Lobby(p: {
             const listed = settings[g.gameId];
             const s = listed?.settings;
             const nigiri = s?.colorChoice === ColorChoice.NIGIRI;
+            // The host's own game: opened or withdrawn, not joined.
+            const mine = loadSeat(g.gameId)?.seat === "host";
             return (
               <li key={g.gameId} data-game={g.gameId}>
                 <span class="size">
@@ -104,7 +150,16 @@ export function Lobby(p: {
                 </span>
                 <span class="host">{listed?.host ?? t(lang, "anonymous")}</span>
                 <span>{s ? describe(lang, s) : g.rules}</span>
-                {nigiri ? (
+                {mine ? (
+                  <>
+                    <a class="button" href={`#/game/${g.gameId}`}>
+                      {t(lang, "openGame")}
+                    </a>
+                    <button class="danger" onClick={() => cancel(g)} aria-label={`${t(lang, "cancelGame")} ${g.gameId}`}>
+                      {t(lang, "cancel")}
+                    </button>
+                  </>
+                ) : nigiri ? (
                   <>
                     <button onClick={() => join(g, Parity.ODD)}>{t(lang, "guessOdd")}</button>
                     <button onClick={() => join(g, Parity.EVEN)}>{t(lang, "guessEven")}</button>
@@ -146,25 +201,27 @@ export function Lobby(p: {
             const r = pl.ratings[0];
             return (
               <li key={pl.playerId}>
-                <span class="name">{pl.name}</span> <span>{r ? Math.round(r.rating) : ""}</span>{" "}
-                <span class="muted">{r?.rank}</span>
+                <a class="name" href={`#/player/${encodeURIComponent(pl.playerId)}`}>
+                  {pl.name}
+                </a>{" "}
+                <span>{r ? Math.round(r.rating) : ""}</span> <span class="muted">{rankLabel(r)}</span>
+                {p.signedIn ? (
+                  <a class="challenge-link" href={`#/player/${encodeURIComponent(pl.playerId)}/challenge`}>
+                    {t(lang, "challenge")}
+                  </a>
+                ) : null}
               </li>
             );
           })}
         </ol>
       </section>
-      {p.signedIn ? <QuickPlay client={client} players={p.players} lang={lang} go={p.go} onError={setError} /> : null}
+      {p.signedIn && p.feed ? <QuickPlay client={client} players={p.players} feed={p.feed} lang={lang} go={p.go} onError={setError} /> : null}
       <CreateForm client={client} lang={lang} signedIn={p.signedIn} go={p.go} onError={setError} />
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
     </main>
   );
 }
 
-function describe(lang: Lang, s: GameSettings): string {
+export function describe(lang: Lang, s: GameSettings): string {
   const tc = s.timeControl?.kind;
   let clock = t(lang, "tcNone");
   if (tc?.case === "byoYomi") clock = `${formatMs(Number(tc.value.mainMs))} + ${tc.value.periods}×${Number(tc.value.periodMs) / 1000}s`;
@@ -177,9 +234,11 @@ function describe(lang: Lang, s: GameSettings): string {
     [ColorChoice.RANDOM]: "random",
     [ColorChoice.NIGIRI]: "nigiri",
   };
-  const parts = [clock, `${t(lang, "komi")} ${s.komi ?? "—"}`, `${t(lang, "colour")}: ${t(lang, colour[s.colorChoice] ?? "random")}`];
+  // The variant has no komi or colour to offer: bids decide both.
+  const parts = s.freeSeats
+    ? [clock, t(lang, "lobbyFreeSeats")]
+    : [clock, `${t(lang, "komi")} ${s.komi ?? "—"}`, `${t(lang, "colour")}: ${t(lang, colour[s.colorChoice] ?? "random")}`];
   if (s.handicap) parts.push(`${t(lang, "handicap")} ${s.handicap}`);
-  if (s.freeSeats) parts.push(t(lang, "freeSeats"));
   if (s.rated) parts.push(t(lang, "rated"));
   parts.push(t(lang, s.mode === RefereeMode.TOURNAMENT ? "tournament" : "casual"));
   return parts.join(" · ");
@@ -192,6 +251,7 @@ const QUICK = { boardSizes: [9], mainTimeMinS: 300, mainTimeMaxS: 900, rated: tr
 function QuickPlay(p: {
   client: GameClient;
   players: PlayerClient;
+  feed: PlayerFeed;
   lang: Lang;
   go: (id: string) => void;
   onError: (m: string) => void;
@@ -204,30 +264,43 @@ function QuickPlay(p: {
     setSeeking({ stop });
     let seekId: string | undefined;
     let matched = false;
+    // The app's feed carries the match; one that arrives while the seek call is still
+    // answering (the partner was waiting) is kept until the seek's id is known.
+    const matches: Matched[] = [];
+    let wake = () => {};
+    const off = p.feed.on((ev) => {
+      if (ev.event.case === "matched" && ev.event.value.seatToken) {
+        matches.push(ev.event.value);
+        wake();
+      }
+    });
+    const aborted = new Promise<void>((r) => stop.signal.addEventListener("abort", () => r()));
     try {
       const me = (await p.players.whoAmI({})).player?.playerId;
-      for await (const ev of p.players.watchPlayer({}, { signal: stop.signal })) {
-        const e = ev.event;
-        if (e.case === "subscribed") {
-          seekId = (await p.players.seek(QUICK)).seekId;
-          if (stop.signal.aborted) return; // cancelled while the seek was being made
-          setSeeking({ stop, seekId });
-        } else if (e.case === "matched" && e.value.seekId === seekId && e.value.seatToken) {
-          matched = true;
-          const game = await p.client.getGame({ gameId: e.value.gameId });
-          const host = game.state?.hostPlayer?.playerId === me;
-          saveSeat(e.value.gameId, { token: e.value.seatToken, seat: host ? "host" : "guest" });
-          stop.abort();
-          p.go(e.value.gameId);
-          return;
-        }
+      // The player must be online (the feed live) before seeking, as the server pairs at once.
+      await p.feed.whenLive(stop.signal);
+      seekId = (await p.players.seek(QUICK)).seekId;
+      if (stop.signal.aborted) return; // cancelled while the seek was being made
+      setSeeking({ stop, seekId });
+      let m: Matched | undefined;
+      while (!(m = matches.find((x) => x.seekId === seekId)) && !stop.signal.aborted) {
+        await Promise.race([new Promise<void>((r) => (wake = r)), aborted]);
       }
+      if (!m || stop.signal.aborted) return;
+      matched = true;
+      const gameId = m.gameId;
+      const game = await withRetry(() => p.client.getGame({ gameId }));
+      const host = game.state?.hostPlayer?.playerId === me;
+      saveSeat(m.gameId, { token: m.seatToken, seat: host ? "host" : "guest" });
+      stop.abort();
+      p.go(m.gameId);
     } catch (err) {
       if (!stop.signal.aborted) p.onError(failure(err).message);
     } finally {
       // A seek left behind would be matched without this page, and a new one from this
       // page would wait while its partner got the old one's game: it is withdrawn before
       // the button comes back. (Matched meanwhile: the game is in the lobby's list.)
+      off();
       if (seekId && !matched) await p.players.cancelSeek({ seekId }).catch(() => undefined);
       setSeeking(null);
     }

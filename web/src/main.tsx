@@ -2,15 +2,35 @@
 // #/game/<id> a game), so that a game's address can be shared and reloaded.
 import { render, type JSX } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { createGameClient, createPlayerClient, failure } from "./client.js";
+import { createGameClient, createPlayerClient, createTournamentClient, failure } from "./client.js";
+import { ChallengeInbox } from "./challenges.js";
+import { PlayerFeed } from "./feed.js";
+import { Identity } from "./identity.js";
+import { ProfilePage } from "./profile.js";
+import { TournamentPage, TournamentsPage } from "./tournaments.js";
 import { GamePage } from "./game.js";
 import { t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
 import { loadPlayer, loadPrefs, loadSeat, savePlayer, savePrefs, type PlayerRecord, type Prefs } from "./prefs.js";
 
-function route(): { page: "lobby" } | { page: "game"; id: string } {
-  const m = /^#\/game\/([^/]+)$/.exec(location.hash);
-  return m ? { page: "game", id: decodeURIComponent(m[1]!) } : { page: "lobby" };
+type Route =
+  | { page: "lobby" }
+  | { page: "game"; id: string }
+  | { page: "player"; id: string; challenge: boolean }
+  | { page: "tournaments" }
+  | { page: "tournament"; id: string };
+
+function route(): Route {
+  const h = location.hash;
+  const m = /^#\/game\/([^/]+)$/.exec(h);
+  if (m) return { page: "game", id: decodeURIComponent(m[1]!) };
+  // #/player/<id>, or #/player/<id>/challenge with the challenge form open.
+  const pl = /^#\/player\/([^/]+)(\/challenge)?$/.exec(h);
+  if (pl) return { page: "player", id: decodeURIComponent(pl[1]!), challenge: !!pl[2] };
+  if (h === "#/tournaments") return { page: "tournaments" };
+  const tr = /^#\/tournament\/([^/]+)$/.exec(h);
+  if (tr) return { page: "tournament", id: decodeURIComponent(tr[1]!) };
+  return { page: "lobby" };
 }
 
 function App(): JSX.Element {
@@ -25,6 +45,16 @@ function App(): JSX.Element {
   // A seat's token acts in its game; the player's credential names who takes a seat.
   const client = useMemo(() => createGameClient(api, (id) => loadSeat(id)?.token, () => loadPlayer()?.token), [api]);
   const players = useMemo(() => createPlayerClient(api, () => loadPlayer()?.token), [api]);
+  const tournaments = useMemo(() => createTournamentClient(api, () => loadPlayer()?.token), [api]);
+  // One WatchPlayer stream for the whole app while signed in: it keeps the player online
+  // (challengeable) and carries challenges, matches and games' ends to every page.
+  const feed = useMemo(() => new PlayerFeed(players), [players]);
+  useEffect(() => {
+    if (!player) return;
+    feed.open();
+    return () => feed.close();
+  }, [feed, player?.token]);
+  const go = (id: string) => (location.hash = `#/game/${id}`);
   const signIn = async (e: Event) => {
     e.preventDefault();
     try {
@@ -34,7 +64,9 @@ function App(): JSX.Element {
       setPlayer(p);
       setSignInError("");
     } catch (err) {
-      setSignInError(failure(err).message);
+      // The typed name stays in the field to be edited.
+      const f = failure(err);
+      setSignInError(f.reason === "name_taken" ? t(prefs.lang, "nameTaken") : f.message);
     }
   };
   useEffect(() => {
@@ -59,12 +91,9 @@ function App(): JSX.Element {
           <a href="#/">{t(lang, "title")}</a>
         </h1>
         <nav>
-          {player ? (
-            <span class="me" data-testid="me">
-              {player.name}
-            </span>
-          ) : null}
+          {player ? <Identity players={players} feed={feed} id={player.id} name={player.name} lang={lang} /> : null}
           <a href="#/">{t(lang, "lobby")}</a>
+          <a href="#/tournaments">{t(lang, "tournaments")}</a>
           <button aria-expanded={showSettings} onClick={() => setShowSettings(!showSettings)}>
             {t(lang, "settings")}
           </button>
@@ -91,6 +120,15 @@ function App(): JSX.Element {
               onChange={(e) => update({ coordinates: (e.target as HTMLInputElement).checked })}
             />
             {t(lang, "coordinates")}
+          </label>
+          <label class="check">
+            <input
+              type="checkbox"
+              name="confirmMoves"
+              checked={prefs.confirmMoves}
+              onChange={(e) => update({ confirmMoves: (e.target as HTMLInputElement).checked })}
+            />
+            {t(lang, "confirmMoves")}
           </label>
           <label>
             {t(lang, "language")}
@@ -128,10 +166,26 @@ function App(): JSX.Element {
           ) : null}
         </form>
       ) : null}
-      {where.page === "game" ? (
-        <GamePage key={where.id} client={client} prefs={prefs} gameId={where.id} />
+      {player ? <ChallengeInbox players={players} client={client} feed={feed} me={player.id} lang={lang} go={go} /> : null}
+      {where.page === "player" ? (
+        <ProfilePage
+          key={where.id}
+          players={players}
+          client={client}
+          feed={player ? feed : undefined}
+          me={player?.id}
+          playerId={where.id}
+          challenge={where.challenge}
+          lang={lang}
+        />
+      ) : where.page === "tournaments" ? (
+        <TournamentsPage tournaments={tournaments} signedIn={!!player} lang={lang} />
+      ) : where.page === "tournament" ? (
+        <TournamentPage key={where.id} tournaments={tournaments} players={players} me={player?.id} id={where.id} lang={lang} go={go} />
+      ) : where.page === "game" ? (
+        <GamePage key={where.id} client={client} players={players} prefs={prefs} gameId={where.id} />
       ) : (
-        <Lobby client={client} players={players} signedIn={!!player} lang={lang} go={(id) => (location.hash = `#/game/${id}`)} />
+        <Lobby client={client} players={players} feed={player ? feed : undefined} signedIn={!!player} lang={lang} go={go} />
       )}
     </>
   );

@@ -9,6 +9,8 @@ export interface Prefs {
   sound: boolean;
   coordinates: boolean;
   lang: Lang;
+  /** On 13x13 and 19x19, a tap proposes a move and a second tap (or Confirm) plays it. */
+  confirmMoves: boolean;
 }
 
 const PREFS = "weiqi.prefs";
@@ -25,7 +27,9 @@ function read<T>(storage: Storage, key: string): T | undefined {
 
 export function loadPrefs(): Prefs {
   const lang: Lang = navigator.language?.startsWith("zh") ? "zh" : "en";
-  const defaults: Prefs = { skin: "wood", sound: false, coordinates: true, lang };
+  // A finger covers several points of a big board on a phone: confirm there by default.
+  const touch = globalThis.matchMedia?.("(pointer: coarse)").matches ?? false;
+  const defaults: Prefs = { skin: "wood", sound: false, coordinates: true, lang, confirmMoves: touch };
   return { ...defaults, ...read<Partial<Prefs>>(localStorage, PREFS) };
 }
 

@@ -1,14 +1,17 @@
 // The client-side state of one game, folded from the server's events. Pure: no DOM, no
 // network, no clock reads (the caller passes `now`), so the unit tests drive it directly.
-import type { ClockState, Event, GameState, Point } from "./gen/weiqi/v1/game_pb.js";
+import type { ClockState, Event, GameState, Point, SeatPresence } from "./gen/weiqi/v1/game_pb.js";
 import { Color, Phase, TimeControl } from "./gen/weiqi/v1/game_pb.js";
+import type { RatingChange } from "./gen/weiqi/v1/player_pb.js";
+import type { Key } from "./i18n.js";
 
 /** One line of the move list. */
 export interface MoveEntry {
   seq: number;
   number: number;
   color: "B" | "W";
-  /** "D4", "pass", "void" (a voided move counts as a pass), or "undo". */
+  /** "D4", "pass", "end" (a pass that declared the end), "void" (a voided move counts as a
+   * pass), or "undo". */
   text: string;
 }
 
@@ -82,7 +85,7 @@ export function fold(f: Folded, event: Event | undefined, state: GameState, loca
   // A replay after a fresh GetGame brings states older than the one shown: keep the newer.
   const newest = f.state && Number(f.state.seq) > Number(state.seq) ? f.state : state;
   return {
-    state: newest,
+    state: keepPresence(newest, f.state),
     seq: Math.max(seq, f.seq),
     moves,
     offsetMs: serverNow ? serverNow - localNow : f.offsetMs,
@@ -97,10 +100,23 @@ export function foldState(f: Folded, state: GameState, localNow: number): Folded
   const serverNow = Number(state.serverTimeMs);
   return {
     ...f,
-    state,
+    state: keepPresence(state, f.state),
     offsetMs: serverNow ? serverNow - localNow : f.offsetMs,
     snapshotAt: serverNow || f.snapshotAt,
     turn: nextTurn(f.turn, serverNow, state.blackClock, state.whiteClock),
+  };
+}
+
+/**
+ * A state that says nothing of the seats' presence (one replayed from the log, or an
+ * answer's) keeps the presence last known: only a state that carries presence changes it.
+ */
+function keepPresence(state: GameState, before: GameState | undefined): GameState {
+  if (!before || (state.hostPresence && state.guestPresence)) return state;
+  return {
+    ...state,
+    hostPresence: state.hostPresence ?? before.hostPresence,
+    guestPresence: state.guestPresence ?? before.guestPresence,
   };
 }
 
@@ -136,13 +152,24 @@ function moveEntry(e: Event, size: number, moves: MoveEntry[]): MoveEntry | "und
     case "move_played":
       return e.point ? { seq, number, color, text: pointName(e.point, size) } : undefined;
     case "passed":
-      return { seq, number, color, text: "pass" };
+      // "Declare the end" is a pass that says so: listed as such, not as a plain pass.
+      return { seq, number, color, text: payload(e).declared_end ? "end" : "pass" };
     case "move_voided":
       return { seq, number, color, text: "void" };
     case "move_taken_back":
       return "undo";
     default:
       return undefined;
+  }
+}
+
+/** An event's payload (the library's JSON of the event kind); empty when unreadable. */
+export function payload(e: Event): Record<string, unknown> {
+  try {
+    const p = JSON.parse(e.payloadJson || "{}") as unknown;
+    return p && typeof p === "object" ? (p as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }
 
@@ -208,6 +235,9 @@ export function clockView(
   if (!clock || !kind || kind === "none") {
     return { ...base, text: "—", detail: "", overtime: false, low: false };
   }
+  // A flagged clock has no time left, whatever its last reading (the server stops it with
+  // the period it was in): it reads 0:00, with no periods beside it.
+  if (clock.flagged) return { ...base, text: formatMs(0), detail: "", overtime: false, low: true };
   const elapsed = clock.running ? Math.max(0, serverNow - snapshotAt) : 0;
   const main = Number(clock.mainMs);
   const view = (left: number, detail: string, overtime: boolean): ClockView => ({
@@ -302,3 +332,149 @@ export function seatOf(state: GameState, color: "B" | "W"): "host" | "guest" | u
 }
 
 export const isOver = (s: GameState | undefined) => s?.phase === Phase.FINISHED;
+
+/** The variant: the colour of the next seat stone (Black, White, Black, White). */
+export function nextSeatStone(state: GameState): "B" | "W" {
+  const placed = state.board.reduce((n, row) => n + [...row].filter((c) => c !== ".").length, 0);
+  return placed % 2 === 0 ? "B" : "W";
+}
+
+/**
+ * Words for a refusal, chosen by the ErrorInfo reason the server sends (or the kind of
+ * failure when there is none): the server's own message, with its requirement codes, is
+ * for the tooltip only.
+ */
+export function refusalKey(why: { kind: string; reason: string }): Key {
+  const byReason: Record<string, Key> = {
+    ko: "whyKo",
+    superko: "whySuperko",
+    suicide: "whySuicide",
+    occupied: "whyOccupied",
+    off_board: "whyOffBoard",
+    not_your_turn: "whyNotYourTurn",
+    game_over: "whyGameOver",
+    stale: "stale",
+    opponent_present: "whyOpponentPresent",
+    wrong_phase: "whyWrongPhase",
+    nothing_pending: "whyNothingPending",
+    not_permitted: "whyNotPermitted",
+    undo_not_allowed: "whyUndoNotAllowed",
+    commitment_mismatch: "whyCommitment",
+    first_line: "whyFirstLine",
+    bids_not_sealed: "whyBidsNotSealed",
+    game_full: "whyGameFull",
+    missing_token: "seatLost",
+    wrong_token: "seatLost",
+    game_not_found: "gameNotFound",
+    opponent_offline: "whyOpponentOffline",
+    too_many_challenges: "whyTooManyChallenges",
+    invalid_argument: "whyInvalid",
+    bad_setting: "whyInvalid",
+  };
+  if (byReason[why.reason]) return byReason[why.reason]!;
+  if (why.kind === "network") return "whyNetwork";
+  if (why.kind === "seat") return "seatLost";
+  if (why.kind === "not_found") return "gameNotFound";
+  return "whyRefused";
+}
+
+/** The requests (undo, draw) waiting for an answer, as the player at `me` sees them. */
+export function requestsOf(
+  state: GameState,
+  me: "B" | "W" | undefined,
+): { mine: ("undo" | "draw")[]; theirs: ("undo" | "draw")[] } {
+  const c = (x: Color) => (x === Color.BLACK ? "B" : x === Color.WHITE ? "W" : undefined);
+  const out = { mine: [] as ("undo" | "draw")[], theirs: [] as ("undo" | "draw")[] };
+  if (!me) return out;
+  for (const [what, from] of [["undo", c(state.pendingUndoFrom)], ["draw", c(state.pendingDrawFrom)]] as const) {
+    if (from === me) out.mine.push(what);
+    else if (from) out.theirs.push(what);
+  }
+  return out;
+}
+
+/** Something that happened that both players (and spectators) are told in words. */
+export interface Notice {
+  /** The words' key; `{who}` in them is the colour that acted. */
+  key: Key;
+  who: "B" | "W";
+}
+
+/** The answer to a request, and the other happenings worth a line (not the moves). */
+export function eventNotice(e: Event): Notice | undefined {
+  const who = e.color === Color.BLACK ? "B" : "W";
+  const keys: Record<string, Key> = {
+    undo_declined: "noticeUndoDeclined",
+    move_taken_back: "noticeUndoAccepted",
+    draw_declined: "noticeDrawDeclined",
+    score_disputed: "noticeScoreDisputed",
+  };
+  const key = keys[e.kind];
+  return key && e.color !== Color.UNSPECIFIED ? { key, who } : undefined;
+}
+
+/** A seat's presence as shown at server time `serverNow`. */
+export interface PresenceView {
+  /** Unknown until the server has said (an older server, or a state replayed). */
+  known: boolean;
+  present: boolean;
+  /** How long ago the seat was last here, when absent. */
+  awayMs: number;
+  /** When absent from a game in play: how long until the game may be claimed (0: now). */
+  claimInMs: number | undefined;
+}
+
+export function presenceView(p: SeatPresence | undefined, serverNow: number): PresenceView {
+  if (!p) return { known: false, present: true, awayMs: 0, claimInMs: undefined };
+  const claimAt = p.claimableAtMs === undefined ? undefined : Number(p.claimableAtMs);
+  return {
+    known: true,
+    present: p.present,
+    awayMs: p.present ? 0 : Math.max(0, serverNow - Number(p.lastSeenMs)),
+    claimInMs: p.present || claimAt === undefined ? undefined : Math.max(0, claimAt - serverNow),
+  };
+}
+
+/** The presence of the seat that plays `color`. */
+export function presenceOf(state: GameState, color: "B" | "W"): SeatPresence | undefined {
+  const seat = seatOf(state, color);
+  return seat === "host" ? state.hostPresence : seat === "guest" ? state.guestPresence : undefined;
+}
+
+/** The variant, once both bids are revealed and colours follow: who bid what, who plays
+ * Black, the komi, and whether equal bids went by lot. */
+export interface BidOutcome {
+  hostBid: number;
+  guestBid: number;
+  black: "host" | "guest";
+  komi: number;
+  byLot: boolean;
+}
+
+export function bidOutcome(state: GameState): BidOutcome | undefined {
+  const { hostBid, guestBid } = state;
+  if (hostBid === undefined || guestBid === undefined) return undefined;
+  const black = state.blackSeat === 1 ? "host" : state.blackSeat === 2 ? "guest" : undefined;
+  if (!black) return undefined;
+  const komi = state.settings?.komi ?? Math.max(hostBid, guestBid);
+  return { hostBid, guestBid, black, komi, byLot: hostBid === guestBid };
+}
+
+/** The rating change a finished game made, from the player's rating history. */
+export function ratingChangeFor(
+  changes: Pick<RatingChange, "gameId" | "ratingBefore" | "rating">[],
+  gameId: string,
+): { before: number; after: number; delta: number } | undefined {
+  const c = changes.find((x) => x.gameId === gameId);
+  if (!c) return undefined;
+  const before = Math.round(c.ratingBefore);
+  const after = Math.round(c.rating);
+  return { before, after, delta: after - before };
+}
+
+/** Whether a tap on the board only proposes a move, played on a second tap or Confirm:
+ * on boards of 13 and more, where a finger covers several points, if the player wants it. */
+export function needsConfirm(confirmPref: boolean, size: number): boolean {
+  return confirmPref && size >= 13;
+}
+

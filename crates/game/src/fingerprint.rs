@@ -48,6 +48,7 @@ impl Command {
             Command::Tick => "tick".into(),
             Command::CreditTime { ms } => format!("credit {ms}"),
             Command::Forfeit { seat } => format!("forfeit {seat:?}"),
+            Command::ClaimAbandoned { draw } => format!("claim_abandoned {draw}"),
         };
         // The first 8 bytes of the digest, as 16 hex digits.
         hex::encode(&sha2::Sha256::digest(text.as_bytes())[..8])

@@ -13,6 +13,11 @@ pub enum Seat {
 }
 
 impl Seat {
+    /// 0 for the host, 1 for the guest (arrays by seat).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
     pub fn other(self) -> Seat {
         match self {
             Seat::Host => Seat::Guest,
@@ -341,6 +346,13 @@ pub enum Command {
     Forfeit {
         seat: Seat,
     },
+    /// The player who stayed ends a game in play whose opponent has left: a win, or a
+    /// draw. Whether the opponent has been gone long enough is the service's to decide
+    /// (presence is not part of the game); the game checks only who may claim, and when.
+    ClaimAbandoned {
+        #[serde(default)]
+        draw: bool,
+    },
 }
 
 impl Command {
@@ -371,6 +383,9 @@ pub enum EndReason {
     /// An open game withdrawn before anyone joined: by its host, or by the server when
     /// nobody joined in time. SGF `Void`.
     Cancelled,
+    /// The opponent left, and the player who stayed claimed the game: a win (SGF `B+F`)
+    /// or a draw (`0`).
+    Abandoned,
 }
 
 /// A finished game's result.
@@ -388,7 +403,7 @@ impl GameResult {
     pub fn sgf(&self) -> String {
         let Some(w) = self.winner else {
             return match self.reason {
-                EndReason::DrawByAgreement | EndReason::Score => "0".into(),
+                EndReason::DrawByAgreement | EndReason::Score | EndReason::Abandoned => "0".into(),
                 _ => "Void".into(),
             };
         };

@@ -91,6 +91,8 @@ fn command(op: u8, a: u8, b: u8) -> Command {
         _ => {
             if a.is_multiple_of(8) {
                 Command::Resign
+            } else if a.is_multiple_of(13) {
+                Command::ClaimAbandoned { draw: b & 1 == 0 }
             } else {
                 Command::Tick
             }

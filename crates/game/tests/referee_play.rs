@@ -270,3 +270,62 @@ fn a_move_is_a_play_or_a_pass_command() {
     );
     assert_eq!(Command::of_move(Move::Pass, 7), Command::Pass { lag_ms: 7 });
 }
+
+/// C6: a proposal is nobody's acceptance, its proposer's included; any later proposal
+/// clears both acceptances again, and only two explicit acceptances score the game.
+#[test]
+fn acceptance_is_explicit_and_a_new_proposal_clears_it_c6() {
+    let mut t = scoring_after_one_stone();
+    let dead = || Command::ProposeDead {
+        stones: vec![p("C3", 5)],
+    };
+    t.ok(Host, dead(), 4);
+    assert_eq!(t.g.accepted(), [false, false], "proposing is not accepting");
+    t.ok(Guest, Command::AcceptScore, 5);
+    assert_eq!(t.g.accepted(), [false, true]);
+    t.ok(Guest, Command::ProposeDead { stones: vec![] }, 6);
+    assert_eq!(t.g.accepted(), [false, false], "a toggle clears both");
+    t.ok(Host, Command::AcceptScore, 7);
+    assert_eq!(t.g.phase(), Phase::Scoring);
+    t.ok(Guest, Command::AcceptScore, 8);
+    assert_eq!(t.g.result().unwrap().reason, EndReason::Score);
+}
+
+/// The player who stayed claims a game whose opponent left: a win or a draw, in play or
+/// in scoring, by a seat only, and not before play (the service decides the absence).
+#[test]
+fn an_abandoned_game_is_claimed_as_a_win_or_a_draw() {
+    let mut t = scoring_after_one_stone();
+    let ev = t.ok(Guest, Command::ClaimAbandoned { draw: false }, 4);
+    let EventKind::GameEnded { result } = &ev.last().unwrap().kind else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(
+        (result.winner, result.reason),
+        (Some(Color::White), EndReason::Abandoned)
+    );
+    assert_eq!(result.sgf(), "W+F");
+
+    let mut t = T::new(casual(5));
+    join(&mut t);
+    t.play(Host, "C3", 1);
+    assert_eq!(
+        t.err(Actor::Server, Command::ClaimAbandoned { draw: false }, 2),
+        Rejection::NotPermitted("only a player can do this".into())
+    );
+    let ev = t.ok(Host, Command::ClaimAbandoned { draw: true }, 3);
+    let EventKind::GameEnded { result } = &ev.last().unwrap().kind else {
+        panic!("{ev:?}")
+    };
+    assert_eq!(
+        (result.winner, result.reason, result.sgf()),
+        (None, EndReason::Abandoned, "0".to_string())
+    );
+
+    // Before anyone joined there is nobody to have left.
+    let mut t = T::new(casual(5));
+    assert_eq!(
+        t.err(Host, Command::ClaimAbandoned { draw: false }, 1),
+        Rejection::WrongPhase(Phase::WaitingForOpponent)
+    );
+}

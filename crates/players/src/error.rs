@@ -51,6 +51,10 @@ pub enum Refusal {
     SeatNotFound { game_id: String },
     #[error("you hold no seat in this game")]
     NotYourGame { game_id: String },
+    #[error("another player is called {name:?}")]
+    NameTaken { name: String },
+    #[error("this page token was not given by this service")]
+    BadPageToken,
 }
 
 impl Refusal {
@@ -84,12 +88,17 @@ impl Refusal {
             Refusal::SeekNotFound { .. } => "seek_not_found",
             Refusal::SeatNotFound { .. } => "seat_not_found",
             Refusal::NotYourGame { .. } => "not_your_game",
+            Refusal::NameTaken { .. } => "name_taken",
+            Refusal::BadPageToken => "bad_page_token",
         }
     }
 
     pub fn class(&self) -> Class {
         match self {
-            Refusal::BadField { .. } | Refusal::EmptyRange { .. } | Refusal::SelfChallenge { .. } => Class::BadRequest,
+            Refusal::BadField { .. }
+            | Refusal::EmptyRange { .. }
+            | Refusal::SelfChallenge { .. }
+            | Refusal::BadPageToken => Class::BadRequest,
             Refusal::PlayerNotFound { .. }
             | Refusal::ChallengeNotFound { .. }
             | Refusal::SeekNotFound { .. }
@@ -99,7 +108,7 @@ impl Refusal {
                 Class::NotNow
             }
             Refusal::TooManyChallenges { .. } => Class::TooMany,
-            Refusal::DuplicateSeek => Class::Exists,
+            Refusal::DuplicateSeek | Refusal::NameTaken { .. } => Class::Exists,
         }
     }
 
@@ -124,7 +133,9 @@ impl Refusal {
             }
             Refusal::SeatNotFound { game_id } => vec![("id", game_id.clone())],
             Refusal::NotYourGame { game_id } => vec![("game_id", game_id.clone())],
+            Refusal::NameTaken { name } => vec![("field", "name".to_string()), ("name", name.clone())],
             Refusal::TooManyChallenges { .. } | Refusal::DuplicateSeek => Vec::new(),
+            Refusal::BadPageToken => vec![("field", "page_token".to_string())],
         }
     }
 }

@@ -6,6 +6,7 @@
 //! - `challenges`: who may challenge whom, answer or cancel, expiry, the game it pairs;
 //! - `automatch`: which seeks are valid, which pair, and the game a pair plays;
 //! - `ratings`: which finished games count, and the Glicko-2 update the store applies;
+//! - `played`: a player's finished games, as their profile lists them;
 //! - `error`: [`Refusal`], why a request is refused.
 //!
 //! The server's `players` module runs these against the store and the hub; its gRPC edge
@@ -14,6 +15,7 @@
 pub mod automatch;
 pub mod challenges;
 mod error;
+pub mod played;
 pub mod ratings;
 mod records;
 
@@ -25,6 +27,12 @@ pub use records::{
 
 /// Sizes with ratings (the sizes the service's clients play rated).
 pub const RATED_SIZES: [u32; 3] = [9, 13, 19];
+
+/// The form in which two display names are the same name: surrounding spaces and case do
+/// not tell players apart ("Bob" and " bob " are one name).
+pub fn name_key(name: &str) -> String {
+    name.trim().to_lowercase()
+}
 /// The most a list call returns.
 pub const MAX_LIST: u32 = 1000;
 

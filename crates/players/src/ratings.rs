@@ -50,6 +50,16 @@ fn side(row: Option<RatingRow>) -> Side {
     }
 }
 
+/// A rating's deviation above which it is provisional, as OGS draws the line: apps show
+/// its rank with a "?". (Glicko-2 starts at 350; two or three games against settled
+/// players bring it under.)
+pub const PROVISIONAL_DEVIATION: f64 = 160.0;
+
+/// Whether a rating with this deviation is still provisional.
+pub fn provisional(deviation: f64) -> bool {
+    deviation > PROVISIONAL_DEVIATION
+}
+
 /// The store's [`crate::RateFn`]: each game is its own rating period (see
 /// `weiqi_rating::continuous`).
 pub fn rate(black: Option<RatingRow>, white: Option<RatingRow>, g: &RatedGame) -> [(f64, RatingRow); 2] {
@@ -96,5 +106,18 @@ mod tests {
     fn a_draw_between_equals_changes_no_rating() {
         let [(_, b), (_, w)] = rate(None, None, &game(0.5));
         assert!((b.rating - 1500.0).abs() < 1e-6 && (w.rating - 1500.0).abs() < 1e-6);
+    }
+}
+
+#[cfg(test)]
+mod provisional_tests {
+    use super::*;
+
+    #[test]
+    fn a_new_rating_is_provisional_until_its_deviation_falls_to_the_cutoff() {
+        assert!(provisional(Rating::default().deviation));
+        assert!(provisional(160.5));
+        assert!(!provisional(PROVISIONAL_DEVIATION));
+        assert!(!provisional(60.0));
     }
 }

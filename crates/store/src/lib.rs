@@ -59,6 +59,7 @@ macro_rules! gather {
 mod matchmaking;
 mod memory;
 mod phase;
+mod played;
 mod players;
 mod postgres;
 mod sql;
@@ -67,6 +68,7 @@ mod tournaments;
 
 pub use matchmaking::{ChallengeStore, FeedStore, PendingRatings, SeekStore};
 pub use memory::MemoryStore;
+pub use played::PlayedGames;
 pub use players::PlayerStore;
 pub use postgres::PgStore;
 pub use sqlite::{DEFAULT_COMMIT_SPACING, MAX_COMMIT_SPACING, SqliteStore};
@@ -191,6 +193,7 @@ impl From<sqlx::Error> for StoreError {
 fn schema(own: &[&str], serial: &str) -> Vec<String> {
     own.iter()
         .chain(players::SCHEMA)
+        .chain(played::SCHEMA)
         .map(|s| s.to_string())
         .chain(matchmaking::schema(serial))
         .chain(tournaments::schema())
@@ -493,11 +496,17 @@ impl<K: Hash + Eq> Gathered<K> {
     }
 }
 
-/// Everything the service keeps about players: accounts and ratings, challenges, seeks,
-/// feeds and tournaments (both databases implement all).
-pub trait Accounts: PlayerStore + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore {}
+/// Everything the service keeps about players: accounts and ratings, finished games,
+/// challenges, seeks, feeds and tournaments (both databases and memory implement all).
+pub trait Accounts:
+    PlayerStore + PlayedGames + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore
+{
+}
 
-impl<T: PlayerStore + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore> Accounts for T {}
+impl<T: PlayerStore + PlayedGames + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore> Accounts
+    for T
+{
+}
 
 #[cfg(test)]
 mod tests {

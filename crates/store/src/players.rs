@@ -12,8 +12,9 @@ use crate::sql::{RowsAffected, SqlDb, SqlStore};
 
 /// Accounts and ratings (the records are `weiqi-players`'s).
 pub trait PlayerStore: Send + Sync + 'static {
-    /// A new guest account with the hash of its token.
-    fn register_guest(&self, player: PlayerRecord, token_hash: String) -> StoreFuture<'_, ()>;
+    /// A new guest account with the hash of its token; false (and nothing stored) when
+    /// another player holds its name (the same [`weiqi_players::name_key`]).
+    fn register_guest(&self, player: PlayerRecord, token_hash: String) -> StoreFuture<'_, bool>;
     /// The guest whose token hashes to `token_hash`.
     fn guest_by_token(&self, token_hash: String) -> StoreFuture<'_, Option<PlayerRecord>>;
     /// A platform's player: created on first sight, its name and bot flag kept current.
@@ -61,6 +62,10 @@ pub(crate) const SCHEMA: &[&str] = &[
         volatility DOUBLE PRECISION NOT NULL,
         PRIMARY KEY (game_id, player_id))",
     "CREATE INDEX IF NOT EXISTS history_by_player ON rating_history (player_id, board_size, at_ms)",
+    // Guests' names, one player each ([`weiqi_players::name_key`]): the key makes two
+    // registrations of one name at once (on two replicas) conflict in the database.
+    "CREATE TABLE IF NOT EXISTS player_names (name_key TEXT PRIMARY KEY, player_id TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS players_by_name ON players (lower(name))",
 ];
 
 type PlayerTuple = (String, String, bool, bool, i64);
@@ -104,8 +109,28 @@ where
     for<'q> bool: Encode<'q, S::Db> + Decode<'q, S::Db> + Type<S::Db>,
     usize: ColumnIndex<<S::Db as Database>::Row>,
 {
-    fn register_guest(&self, p: PlayerRecord, token_hash: String) -> StoreFuture<'_, ()> {
+    fn register_guest(&self, p: PlayerRecord, token_hash: String) -> StoreFuture<'_, bool> {
         Box::pin(async move {
+            let key = weiqi_players::name_key(&p.name);
+            let mut tx = self.begin_write().await?;
+            // Players from before the names' table (and platform players) hold their
+            // names too, found through `players_by_name`. (SQLite's lower() folds ASCII
+            // letters only, PostgreSQL's follows the database's locale: the table's key,
+            // folded here, is what decides between guests.)
+            let q = S::Db::sql("SELECT player_id FROM players WHERE lower(name) = $1");
+            let held: Option<(String,)> = sqlx::query_as(&q).bind(&key).fetch_optional(&mut *tx).await?;
+            let q = S::Db::sql("INSERT INTO player_names (name_key, player_id) VALUES ($1, $2) ON CONFLICT DO NOTHING");
+            if held.is_some()
+                || sqlx::query(&q)
+                    .bind(&key)
+                    .bind(&p.id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+                    == 0
+            {
+                return Ok(false);
+            }
             let q = S::Db::sql(
                 "INSERT INTO players (player_id, name, bot, guest, token_hash, created_ms)
                           VALUES ($1, $2, $3, TRUE, $4, $5)",
@@ -116,9 +141,10 @@ where
                 .bind(p.bot)
                 .bind(&token_hash)
                 .bind(p.created_ms as i64)
-                .execute(self.pool())
+                .execute(&mut *tx)
                 .await?;
-            Ok(())
+            tx.commit().await?;
+            Ok(true)
         })
     }
 

@@ -68,11 +68,16 @@ pub async fn drive(ctx: Arc<Ctx>, seat: Seat, mut engines: Engines) -> Finished 
                 continue;
             }
         };
+        // With the seat's token, so that the bot counts as present while it waits for its
+        // opponent (and its stream reaches the replica that holds the game).
         let stream = client
-            .watch_game(pb::WatchGameRequest {
-                game_id: seat.game_id.clone(),
-                since_seq: since,
-            })
+            .watch_game(super::routed(
+                pb::WatchGameRequest {
+                    game_id: seat.game_id.clone(),
+                    since_seq: since,
+                },
+                (&seat.token, &seat.game_id),
+            ))
             .await;
         let mut stream = match stream {
             Ok(s) => s.into_inner(),
@@ -112,13 +117,16 @@ pub async fn drive(ctx: Arc<Ctx>, seat: Seat, mut engines: Engines) -> Finished 
                 }
             };
             // One command's events arrive together (a pass, then the scoring it opens):
-            // act only on the state after the last one already here.
-            while let Ok(Ok(Some(pb::WatchGameResponse {
-                event: Some(e),
-                state: Some(s),
-            }))) = tokio::time::timeout(Duration::ZERO, stream.message()).await
-            {
-                (event, state) = (e, s);
+            // act only on the state after the last one already here (past items without an
+            // event, a seat's presence, which change nothing the bot acts on).
+            while let Ok(Ok(Some(item))) = tokio::time::timeout(Duration::ZERO, stream.message()).await {
+                if let pb::WatchGameResponse {
+                    event: Some(e),
+                    state: Some(s),
+                } = item
+                {
+                    (event, state) = (e, s);
+                }
             }
             since = since.max(event.seq);
             if event.seq < now_seq {

@@ -67,6 +67,7 @@ player_calls! {
         Ok(Command::RevealBid { komi: r.komi, nonce: r.nonce.clone() })
     };
     ClaimTimeoutRequest => ClaimTimeoutResponse: |_| Ok(Command::ClaimTimeout);
+    ClaimAbandonedRequest => ClaimAbandonedResponse: |r| Ok(Command::ClaimAbandoned { draw: r.draw });
     AnswerUndoRequest => AnswerUndoResponse: |r| Ok(Command::AnswerUndo { accept: r.accept });
     AnswerDrawRequest => AnswerDrawResponse: |r| Ok(Command::AnswerDraw { accept: r.accept });
     RevealNigiriRequest => RevealNigiriResponse: |r| {

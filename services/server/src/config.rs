@@ -22,6 +22,10 @@ pub struct ServerConfig {
     /// The web app (and gRPC-Web on the same origin) address; empty to disable. A port
     /// that cannot be bound disables it with a warning (the game service still starts).
     pub web_listen: String,
+    /// A built `web/dist` folder to serve the app from, read once at start (for working
+    /// on the app without rebuilding the server); empty (the default): the bundle compiled
+    /// into the binary.
+    pub web_dir: String,
     /// `json` (default) or `text`.
     pub log_format: String,
     /// A tracing filter, e.g. `info` or `weiqi_server=debug`.
@@ -52,6 +56,10 @@ pub struct ServerConfig {
     /// Open games nobody joined for this long are cancelled (they would otherwise stay in
     /// the lobby, and in memory, forever); 0 keeps them.
     pub open_game_ttl_ms: u64,
+    /// How long a seat must be absent from a game in play before its opponent may claim
+    /// the game as abandoned, a win or a draw (ClaimAbandoned). A seat is absent 10 s
+    /// after its last watch stream with the seat's token closed or its last call with it.
+    pub abandon_after_ms: u64,
     /// Web origins allowed to call from a browser (gRPC-Web, CORS): `*` for any (the
     /// default: seats are bearer tokens, never cookies, so another site gains nothing a
     /// script could not do anyway), a comma-separated list such as
@@ -80,6 +88,7 @@ impl ServerConfig {
             .set_default("database_pool", weiqi_store::PgStore::DEFAULT_POOL)?
             .set_default("metrics_listen", "127.0.0.1:9464")?
             .set_default("web_listen", "127.0.0.1:8080")?
+            .set_default("web_dir", "")?
             .set_default("log_format", "json")?
             .set_default("log_level", "info")?
             .set_default("shutdown_grace_ms", 5000)?
@@ -92,6 +101,7 @@ impl ServerConfig {
                 weiqi_store::DEFAULT_COMMIT_SPACING.as_micros() as u64,
             )?
             .set_default("open_game_ttl_ms", 86_400_000)?
+            .set_default("abandon_after_ms", crate::hub::ABANDON_AFTER_MS)?
             .set_default("cors_allowed_origins", "*")?
             .set_default("lag_allowance_ms", 1000)?
             .set_default("otlp_endpoint", "")?;

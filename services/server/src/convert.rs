@@ -10,7 +10,7 @@ use weiqi_proto::v1 as pb;
 use weiqi_rules::{Color, Move, Point, Preset};
 use weiqi_store::{Lobby, LobbyRow};
 
-use crate::hub::{Applied, Broadcast, GameView};
+use crate::hub::{Applied, Broadcast, GameView, Scoring, SeatPresence};
 use crate::status::{bad_request, invalid};
 
 /// A client's request id: at most 128 characters, none of them control characters (a
@@ -245,6 +245,7 @@ pub fn result_to(r: &GameResult) -> pb::GameResult {
         EndReason::Penalty => pb::EndReason::Penalty,
         EndReason::NoResult => pb::EndReason::NoResult,
         EndReason::Cancelled => pb::EndReason::Cancelled,
+        EndReason::Abandoned => pb::EndReason::Abandoned,
     };
     let (wmb, b, w) = r
         .score
@@ -331,14 +332,54 @@ pub fn view_as(v: GameView, view: pb::StateView) -> pb::GameState {
         host_bid: v.bids[0].1,
         guest_bid: v.bids[1].1,
         forfeit_at_ms: v.forfeit_at.map(|ms| ms as i64),
+        host_presence: v.presence.map(|p| presence_to(&p[0])),
+        guest_presence: v.presence.map(|p| presence_to(&p[1])),
+        scoring: v.scoring.as_ref().map(|s| scoring_to(s, v.board_width, full)),
     }
 }
 
-fn seat_player_to(p: &weiqi_game::PlayerRef) -> pb::SeatPlayer {
+pub fn seat_player_to(p: &weiqi_game::PlayerRef) -> pb::SeatPlayer {
     pb::SeatPlayer {
         player_id: p.id.clone(),
         name: p.name.clone(),
         bot: p.bot,
+    }
+}
+
+fn presence_to(p: &SeatPresence) -> pb::SeatPresence {
+    pb::SeatPresence {
+        present: p.present,
+        last_seen_ms: p.last_seen_ms as i64,
+        claimable_at_ms: p.claimable_at_ms.map(|ms| ms as i64),
+    }
+}
+
+/// The count under a proposal; the owners' rows only in a view that carries the board.
+fn scoring_to(s: &Scoring, width: u8, with_owners: bool) -> pb::ScoringView {
+    let owners: String = s
+        .owners
+        .iter()
+        .map(|o| match o {
+            Some(Color::Black) => 'x',
+            Some(Color::White) => 'o',
+            None => '.',
+        })
+        .collect();
+    let d = s.score.white_minus_black;
+    pb::ScoringView {
+        owners: if with_owners {
+            weiqi_rules::text_rows(&owners, width)
+        } else {
+            Vec::new()
+        },
+        black_points: s.score.black,
+        white_points: s.score.white,
+        white_minus_black: d,
+        text: match d.partial_cmp(&0.0) {
+            Some(std::cmp::Ordering::Greater) => format!("W+{d}"),
+            Some(std::cmp::Ordering::Less) => format!("B+{}", -d),
+            _ => "0".to_string(),
+        },
     }
 }
 
@@ -353,7 +394,7 @@ pub fn outcome_to(o: Applied, view: pb::StateView) -> pb::CommandResult {
 /// One item of a watch stream.
 pub fn watched_to(b: &Broadcast) -> pb::WatchGameResponse {
     pb::WatchGameResponse {
-        event: Some(event_to(&b.event)),
+        event: b.event.as_ref().map(event_to),
         state: Some(view_to(&b.view)),
     }
 }

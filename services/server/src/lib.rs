@@ -216,7 +216,8 @@ async fn serve<S: EventStore>(
     });
     let mut hub = Hub::new(store, secret, metrics.clone(), stop_rx.clone())
         .with_listener(life.clone())
-        .with_park_after(cfg.park_after_ms);
+        .with_park_after(cfg.park_after_ms)
+        .with_abandon_after(cfg.abandon_after_ms);
     if let Some(cluster) = cluster {
         hub = hub.with_cluster(cluster);
     }
@@ -313,8 +314,27 @@ async fn serve<S: EventStore>(
         .add_service(player_svc)
         .add_service(tournament_svc)
         .add_service(health_svc);
-    let web_grpc = routes.clone().into_axum_router().layer(tonic_web::GrpcWebLayer::new());
-    let web_addr = side_listener(&cfg.web_listen, "web app", stop_rx.clone(), web::router(web_grpc)).await?;
+    let rpc_metrics = rpc_metrics::RpcMetricsLayer::new(
+        metrics.rpc_seconds.clone(),
+        &[weiqi_proto::FILE_DESCRIPTOR_SET, tonic_health::pb::FILE_DESCRIPTOR_SET],
+    );
+    let web_grpc = routes
+        .clone()
+        .into_axum_router()
+        .layer(tonic_web::GrpcWebLayer::new())
+        .layer(rpc_metrics.clone());
+    let bundle = if cfg.web_dir.is_empty() {
+        web::Bundle::embedded()
+    } else {
+        web::Bundle::from_dir(std::path::Path::new(&cfg.web_dir))?
+    };
+    let web_addr = side_listener(
+        &cfg.web_listen,
+        "web app",
+        stop_rx.clone(),
+        web::router(web_grpc, bundle),
+    )
+    .await?;
     let grace = std::time::Duration::from_millis(cfg.shutdown_grace_ms);
     let mut stop_wait = stop_rx.clone();
     let shutdown = async move {
@@ -338,10 +358,7 @@ async fn serve<S: EventStore>(
         .accept_http1(true)
         // Outermost, so a browser's preflight is answered before gRPC-Web translation.
         .layer(cors::BrowserCorsLayer::new(&cfg.cors_allowed_origins)?)
-        .layer(rpc_metrics::RpcMetricsLayer::new(
-            metrics.rpc_seconds.clone(),
-            &[weiqi_proto::FILE_DESCRIPTOR_SET, tonic_health::pb::FILE_DESCRIPTOR_SET],
-        ))
+        .layer(rpc_metrics)
         .layer(tonic_web::GrpcWebLayer::new())
         .add_routes(routes.add_service(reflection).add_service(reflection_v1alpha))
         // Our own listener (bound above, to learn the port) loses the builder's TCP_NODELAY:

@@ -153,6 +153,7 @@ game_service! {
     commit_bid(CommitBidRequest);
     reveal_bid(RevealBidRequest);
     claim_timeout(ClaimTimeoutRequest);
+    claim_abandoned(ClaimAbandonedRequest);
     adjourn(AdjournRequest);
     seal_move(SealMoveRequest);
     }

@@ -110,12 +110,18 @@ fn rejection_to(r: &Rejection, at: &GameAt) -> Status {
 
 /// A status with an `ErrorInfo` (reason, game id, move number, phase).
 fn with_info(code: Code, message: String, reason: &str, at: &GameAt) -> Status {
-    let meta = HashMap::from([
+    with_info_and(code, message, reason, at, &[])
+}
+
+/// [`with_info`] with more metadata.
+fn with_info_and(code: Code, message: String, reason: &str, at: &GameAt, more: &[(&str, String)]) -> Status {
+    let mut meta = HashMap::from([
         ("game_id".to_string(), at.game_id.clone()),
         ("move_number".to_string(), at.move_number.to_string()),
         ("seq".to_string(), at.seq.to_string()),
         ("phase".to_string(), phase_to(at.phase).as_str_name().to_string()),
     ]);
+    meta.extend(more.iter().map(|(k, v)| (k.to_string(), v.clone())));
     Status::with_error_details(code, message, ErrorDetails::with_error_info(reason, DOMAIN, meta))
 }
 
@@ -143,6 +149,13 @@ pub fn hub_error(e: HubError) -> Status {
             };
             with_info(Code::PermissionDenied, message, reason, &at)
         }
+        HubError::OpponentPresent { claimable_at_ms, at } => with_info_and(
+            Code::FailedPrecondition,
+            message,
+            "opponent_present",
+            &at,
+            &[("claimable_at_ms", claimable_at_ms.to_string())],
+        ),
         HubError::GameFull { at } => with_info(Code::FailedPrecondition, message, "game_full", &at),
         HubError::RequestIdReused { at, .. } => with_info(Code::InvalidArgument, message, "request_id_reused", &at),
         HubError::Corrupt(_) => error(Code::Internal, "corrupt_game", message, &[]),

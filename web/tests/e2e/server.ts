@@ -30,7 +30,16 @@ export class Server {
       ["serve", "--listen", this.grpc, "--web-listen", this.web, "--metrics-listen", "", "--data-dir", this.dir],
       {
         stdio: ["ignore", "pipe", "inherit"],
-        env: { ...process.env, WEIQI__LOG_LEVEL: "warn", WEIQI__LIMITS__CREATES_PER_MINUTE: "0", WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT: "0", ...env },
+        env: {
+          ...process.env,
+          WEIQI__LOG_LEVEL: "warn",
+          WEIQI__LIMITS__CREATES_PER_MINUTE: "0",
+          WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT: "0",
+          // A built bundle to serve instead of the binary's own (WEIQI_WEB_DIR, e.g. web/dist
+          // while working on the app without rebuilding the server).
+          WEIQI__WEB_DIR: process.env.WEIQI_WEB_DIR ?? "",
+          ...env,
+        },
       },
     );
     this.child = child;

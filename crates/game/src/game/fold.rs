@@ -207,10 +207,11 @@ impl Created {
                 self.proposal = Some(proposal.clone());
                 self.accepted = [false; 2];
             }
-            EventKind::DeadStonesProposed { by, stones } => {
+            EventKind::DeadStonesProposed { stones, .. } => {
+                // A new proposal is nobody's acceptance, its proposer's included: both
+                // accept it explicitly (a click on a stone is not an agreement).
                 self.proposal = Some(stones.clone());
                 self.accepted = [false; 2];
-                self.accepted[by.index()] = true;
             }
             EventKind::ScoreAccepted { by } => self.accepted[by.index()] = true,
             EventKind::ScoreDisputed { .. } => {

@@ -19,6 +19,7 @@ impl Created {
                 EndReason::DoubleForfeit => "Double forfeit (C4): both players lose.",
                 EndReason::NoResult => "No result (C7): a repetition cycle; the game does not count.",
                 EndReason::Cancelled => "Cancelled: nobody joined the game.",
+                EndReason::Abandoned => "Abandoned: a player left; the one who stayed claimed a draw.",
                 _ => return None,
             };
             r.winner.is_none().then(|| why.to_string())

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
+use weiqi_players::played::{PageAfter, PlayedGame};
 use weiqi_players::{
     Challenge, ChallengeState, HistoryRow, Pairing, PlayerEvent, PlayerEventKind, PlayerRecord, RateFn, RatedGame,
     RatingRow, Seek,
@@ -14,6 +15,7 @@ use weiqi_tournament::{TournamentEvent, TournamentPhase};
 
 use super::MemoryStore;
 use crate::matchmaking::{ChallengeStore, FeedStore, PendingRatings, SeekStore};
+use crate::played::{PlayedGames, bounds, is_after};
 use crate::players::PlayerStore;
 use crate::tournaments::{TournamentRow, TournamentStore};
 use crate::{StoreError, StoreFuture};
@@ -39,6 +41,8 @@ pub(super) struct Accounts {
     pending: BTreeMap<String, u64>,
     /// Each tournament's row and events.
     tournaments: HashMap<String, (TournamentRow, Vec<TournamentEvent>)>,
+    /// Finished games by player: `(player id, game id)`.
+    played: BTreeMap<(String, String), PlayedGame>,
 }
 
 impl Accounts {
@@ -88,15 +92,50 @@ fn with<T: Send + 'static>(
     Box::pin(std::future::ready(out))
 }
 
+impl PlayedGames for MemoryStore {
+    fn record_played(&self, rows: Vec<PlayedGame>) -> StoreFuture<'_, ()> {
+        with(self, |a| {
+            for g in rows {
+                a.played.entry((g.player_id.clone(), g.game_id.clone())).or_insert(g);
+            }
+            Ok(())
+        })
+    }
+
+    fn played_games(
+        &self,
+        player_id: String,
+        after: Option<PageAfter>,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<PlayedGame>> {
+        with(self, |a| {
+            let mark = bounds(after);
+            let mut mine: Vec<PlayedGame> = a
+                .played
+                .values()
+                .filter(|g| g.player_id == player_id && is_after(g, &mark))
+                .cloned()
+                .collect();
+            mine.sort_by(|x, y| (y.ended_ms, &y.game_id).cmp(&(x.ended_ms, &x.game_id)));
+            mine.truncate(limit);
+            Ok(mine)
+        })
+    }
+}
+
 impl PlayerStore for MemoryStore {
-    fn register_guest(&self, player: PlayerRecord, token_hash: String) -> StoreFuture<'_, ()> {
+    fn register_guest(&self, player: PlayerRecord, token_hash: String) -> StoreFuture<'_, bool> {
         with(self, |a| {
             if a.players.contains_key(&player.id) {
                 return Err(taken("player", &player.id));
             }
+            let key = weiqi_players::name_key(&player.name);
+            if a.players.values().any(|p| weiqi_players::name_key(&p.name) == key) {
+                return Ok(false);
+            }
             a.tokens.insert(token_hash, player.id.clone());
             a.players.insert(player.id.clone(), player);
-            Ok(())
+            Ok(true)
         })
     }
 

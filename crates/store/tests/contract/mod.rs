@@ -282,8 +282,9 @@ fn plus_five(
 /// Accounts and ratings: guests found by their token's hash, platform players kept
 /// current, each rated game applied once, concurrent games of the same players applied one
 /// after the other (no lost update), the leaderboard and the history.
-pub async fn players_on<S: weiqi_store::PlayerStore + Clone>(store: S) {
+pub async fn players_on<S: weiqi_store::PlayerStore + weiqi_store::PlayedGames + Clone>(store: S) {
     use weiqi_players::{PlayerRecord, RatedGame};
+    played_on(&store).await;
     let rec = |id: &str, guest: bool| PlayerRecord {
         id: id.into(),
         name: id.to_uppercase(),
@@ -291,14 +292,25 @@ pub async fn players_on<S: weiqi_store::PlayerStore + Clone>(store: S) {
         guest,
         created_ms: 1,
     };
-    store
-        .register_guest(rec("guest:a", true), "hash-a".into())
-        .await
-        .unwrap();
+    assert!(
+        store
+            .register_guest(rec("guest:a", true), "hash-a".into())
+            .await
+            .unwrap()
+    );
     assert_eq!(
         store.guest_by_token("hash-a".into()).await.unwrap(),
         Some(rec("guest:a", true))
     );
+    // A name is one player's, whatever its case and surrounding spaces; nothing of the
+    // refused registration is kept.
+    let twin = PlayerRecord {
+        name: "  guest:A ".into(),
+        ..rec("guest:twin", true)
+    };
+    assert!(!store.register_guest(twin, "hash-twin".into()).await.unwrap());
+    assert_eq!(store.guest_by_token("hash-twin".into()).await.unwrap(), None);
+    assert!(store.player("guest:twin".into()).await.unwrap().is_none());
     assert_eq!(store.guest_by_token("hash-x".into()).await.unwrap(), None);
     store.upsert_player(rec("p-b", false)).await.unwrap();
     store
@@ -691,4 +703,54 @@ pub async fn tournaments_on<S: weiqi_store::TournamentStore + weiqi_store::SeekS
     assert!(store.add_pairing(p.clone()).await.unwrap());
     assert!(!store.add_pairing(p.clone()).await.unwrap());
     assert_eq!(store.pairing_of("tg1".into()).await.unwrap(), Some(p));
+}
+
+/// A player's finished games: newest first, ties by game id (last first), a page at a time
+/// from the mark of the last row seen, a game recorded twice kept once as first recorded,
+/// an anonymous opponent none.
+async fn played_on<S: weiqi_store::PlayedGames>(store: &S) {
+    use weiqi_game::PlayerRef;
+    use weiqi_players::played::{PageAfter, PlayedGame};
+    use weiqi_rules::Color;
+    let row = |player: &str, game: &str, ended_ms: u64, opponent: Option<&str>| PlayedGame {
+        player_id: player.into(),
+        game_id: game.into(),
+        board_size: 9,
+        color: Color::White,
+        opponent: opponent.map(|o| PlayerRef {
+            id: o.into(),
+            name: o.to_uppercase(),
+            bot: o == "robot",
+        }),
+        result: "W+R".into(),
+        score: 1.0,
+        rated: true,
+        ended_ms,
+    };
+    store
+        .record_played(vec![
+            row("pa", "g1", 10, Some("pb")),
+            row("pa", "g2", 20, None),
+            row("pa", "g3", 20, Some("robot")),
+            row("pb", "g1", 10, Some("pa")),
+        ])
+        .await
+        .unwrap();
+    // Recorded again (a retry after a failure): the first row stays.
+    store
+        .record_played(vec![PlayedGame {
+            result: "B+R".into(),
+            ..row("pa", "g1", 10, Some("pb"))
+        }])
+        .await
+        .unwrap();
+    let first = store.played_games("pa".into(), None, 2).await.unwrap();
+    assert_eq!(first, [row("pa", "g3", 20, Some("robot")), row("pa", "g2", 20, None)]);
+    let after = PageAfter {
+        ended_ms: 20,
+        game_id: "g2".into(),
+    };
+    let rest = store.played_games("pa".into(), Some(after), 2).await.unwrap();
+    assert_eq!(rest, [row("pa", "g1", 10, Some("pb"))]);
+    assert!(store.played_games("nobody".into(), None, 5).await.unwrap().is_empty());
 }

@@ -381,7 +381,7 @@ mod tests {
                 loop {
                     match sub.recv().await {
                         Ok(b) => {
-                            seqs.push(b.event.seq);
+                            seqs.push(b.seq());
                             read.fetch_add(1, Ordering::SeqCst);
                         }
                         Err(Gap::Closed) => return (i, seqs),
@@ -476,6 +476,6 @@ mod tests {
             audience.publish(item(seq));
         }
         assert_eq!(slow.recv().await.unwrap_err(), Gap::Lagged(5));
-        assert_eq!(slow.recv().await.unwrap().event.seq, 6);
+        assert_eq!(slow.recv().await.unwrap().seq(), 6);
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use tracing::{Instrument, info};
-use weiqi_game::{Actor, Command, Event, EventKind, Game, Parity, Phase, PlayerRef, Settings};
+use weiqi_game::{Actor, Command, Event, EventKind, Game, Ms, Parity, Phase, PlayerRef, Seat, Settings};
 use weiqi_store::{Append, EventStore};
 
 use super::entry::{Entry, Published, Slot, answer_from_log, redact_for_actor};
@@ -114,7 +114,7 @@ impl<S: EventStore> Hub<S> {
         let view = GameView::of(&game_id, &game, now);
         let mut entry = Entry::new(game, now);
         entry.host_hash = Some(host_hash);
-        entry.last_active = now;
+        entry.taken_up(now);
         entry.game.park();
         let mut games = self.games.write().expect("lock");
         games.insert(game_id.clone(), Slot::new(entry));
@@ -165,6 +165,10 @@ impl<S: EventStore> Hub<S> {
         let done = self
             .apply_locked(game_id, &mut entry, Actor::Guest, &cmd, Some(hash), None)
             .await;
+        if done.is_ok() {
+            // The guest is here: it just joined.
+            self.seen(game_id, &mut entry, Seat::Guest);
+        }
         self.rest(&mut entry);
         Ok((token, done?.game))
     }
@@ -217,6 +221,9 @@ impl<S: EventStore> Hub<S> {
             Caller::Actor(a) => a,
             Caller::Token(token) => entry.actor_for(token, game_id)?,
         };
+        if let Some(seat) = actor.seat() {
+            self.seen(game_id, entry, seat);
+        }
         let key = RequestKey::new(actor, &m.request_id, cmd);
         if let Some(key) = &key
             && entry.requests.may_contain(key)
@@ -231,6 +238,20 @@ impl<S: EventStore> Hub<S> {
             return Err(HubError::Stale {
                 expected,
                 now: Box::new(now),
+            });
+        }
+        // A claim that the opponent left (after a retry's lookup: a retry of a claim that
+        // ended the game gets its first answer). Outside play the referee says why not.
+        if matches!(cmd, Command::ClaimAbandoned { .. })
+            && let Some(seat) = actor.seat()
+            && matches!(entry.game.get().phase(), Phase::Playing | Phase::Scoring)
+            && let Err(from) = entry
+                .presence
+                .claimable(seat.other(), self.time.now_ms(), self.abandon_after_ms)
+        {
+            return Err(HubError::OpponentPresent {
+                claimable_at_ms: from,
+                at: entry.at(game_id),
             });
         }
         self.apply_locked(game_id, entry, actor, cmd, None, key).await
@@ -298,6 +319,8 @@ impl<S: EventStore> Hub<S> {
                 });
             }
         };
+        // (A command's answer carries no presence: a retry is answered from the log with the
+        // same state as the first answer, and presence is not in the log.)
         let answer = |game: &Game, events: &[Event]| Applied {
             events: events.iter().map(|e| redact_for_actor(e, game, actor)).collect(),
             game: GameView::of(game_id, game, now),
@@ -335,11 +358,21 @@ impl<S: EventStore> Hub<S> {
         // The answer is built once the events are durable: the game does not change
         // meanwhile (its lock is held), and the future holds less across the append.
         let result = answer(game, &events);
+        if phase != Phase::Playing && phase != Phase::Scoring && game.phase() == Phase::Playing {
+            // Play starts (or resumes): the absence of a seat counts from here, not from
+            // when the game waited in the lobby.
+            entry.presence.both_seen(now);
+        }
+        let presence = self.presence_of(entry, now);
         let mut published = Vec::new();
         if let Some(mut g) = before {
             for e in &events {
                 g.apply(e).map_err(HubError::corrupt)?;
-                published.push(Published::new(e.clone(), GameView::of(game_id, &g, e.at)));
+                let view = GameView {
+                    presence: Some(presence),
+                    ..GameView::of(game_id, &g, e.at)
+                };
+                published.push(Published::new(e.clone(), view));
             }
         }
         entry.previous_active = entry.last_active;
@@ -371,5 +404,23 @@ impl<S: EventStore> Hub<S> {
         }
         self.schedule(game_id, entry);
         Ok(result)
+    }
+
+    /// A call from `seat`: it is here now. Its watchers hear if it had been away, and its
+    /// absence is watched for (a seat kept present by calls alone goes quietly otherwise).
+    pub(super) fn seen(self: &Arc<Self>, game_id: &str, entry: &mut Entry, seat: Seat) {
+        let now = self.time.now_ms();
+        if entry.presence.called(seat, now) {
+            self.publish_presence(game_id, entry, now);
+        }
+        self.watch_for_lapse(game_id, &entry.presence, seat);
+    }
+
+    /// Tells the game's watchers that a seat came or went.
+    pub(super) fn publish_presence(&self, game_id: &str, entry: &mut Entry, now: Ms) {
+        if entry.watchers.count() > 0 {
+            let view = self.view_of(game_id, entry, now);
+            entry.watchers.publish(Published::state(view));
+        }
     }
 }

@@ -13,6 +13,7 @@ use weiqi_game::{Actor, Corrupt, Event, Game, Ms, ParkedGame, Seat};
 use super::audience::Audience;
 use super::error::{Denied, GameAt, HubError};
 use super::lobby::Listing;
+use super::presence::Presence;
 use super::view::{Applied, GameView};
 use crate::auth;
 use crate::requests::{Answered, SeenRequests};
@@ -23,7 +24,8 @@ pub type Broadcast = Arc<Published>;
 /// One item of a game's broadcast.
 #[derive(Debug)]
 pub struct Published {
-    pub event: Event,
+    /// None when only what is outside the log changed (a seat's presence).
+    pub event: Option<Event>,
     /// The game right after the event.
     pub view: GameView,
     /// The item as the edge sends it, encoded by the first watcher's stream to send it and
@@ -36,10 +38,24 @@ pub struct Published {
 impl Published {
     pub fn new(event: Event, view: GameView) -> Broadcast {
         Arc::new(Published {
-            event,
+            event: Some(event),
             view,
             wire: OnceLock::new(),
         })
+    }
+
+    /// The game as it is, for a change outside its log.
+    pub fn state(view: GameView) -> Broadcast {
+        Arc::new(Published {
+            event: None,
+            view,
+            wire: OnceLock::new(),
+        })
+    }
+
+    /// The sequence number of the item's event (0 for a change outside the log).
+    pub fn seq(&self) -> u64 {
+        self.event.as_ref().map_or(0, |e| e.seq)
     }
 }
 
@@ -152,6 +168,8 @@ pub struct Entry {
     pub(super) acked_seq: u64,
     /// What the lobby shows; kept in step with `game` after every change.
     pub(super) listing: Arc<Listing>,
+    /// Whether each seat's player is here (shared with the seats' watch streams).
+    pub(super) presence: Presence,
 }
 
 impl Entry {
@@ -170,7 +188,15 @@ impl Entry {
             previous_active: 0,
             on_park_list: false,
             stale: false,
+            presence: Presence::new(created_ms),
         }
+    }
+
+    /// This server takes the game up at `now` (created, loaded, recovered): it counts as
+    /// active, and both seats as seen, then.
+    pub(super) fn taken_up(&mut self, now: Ms) {
+        self.last_active = now;
+        self.presence = Presence::new(now);
     }
 
     /// A game as the store holds it, folded from its events.

@@ -62,6 +62,9 @@ pub enum HubError {
         Denied::WrongToken => "this token holds no seat in this game",
     })]
     Denied { why: Denied, at: GameAt },
+    /// A claim that the opponent left, while they are here or not gone long enough.
+    #[error("your opponent is here, or has not been gone long enough to claim the game")]
+    OpponentPresent { claimable_at_ms: u64, at: GameAt },
     #[error("the game already has two players")]
     GameFull { at: GameAt },
     #[error("request id {request_id:?} was used for another command; a retry must repeat the call")]

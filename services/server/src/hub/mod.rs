@@ -19,6 +19,7 @@ mod listener;
 mod lobby;
 mod paired;
 mod periodic;
+mod presence;
 mod recovery;
 mod time;
 mod timers;
@@ -37,8 +38,9 @@ pub use entry::{Broadcast, Entry, Published, redact_for_actor};
 pub use error::{Denied, GameAt, HubError, valid_game_id};
 pub use listener::{GameListener, ListenerFuture};
 pub use paired::GameHost;
+pub use presence::{GRACE_MS, SeatPresence};
 pub use time::TimeSource;
-pub use view::{Applied, GameView};
+pub use view::{Applied, GameView, Scoring};
 pub use watch::WatchStream;
 
 use crate::metrics::Metrics;
@@ -69,6 +71,8 @@ pub struct Hub<S> {
     /// Games rest packed after a command unless the one before came less than this long
     /// before (quick play), and the periodic pass packs those idle this long.
     park_after_ms: Ms,
+    /// How long a seat must be gone from a game in play before its opponent may claim it.
+    abandon_after_ms: Ms,
     /// The games that may be unpacked, for [`Hub::park_idle`]: every locked use puts its
     /// game here once (an entry's `on_park_list`), so the pass visits the games used since
     /// it last ran, not every game in memory (a scan of 100,000 games' locks every second
@@ -87,6 +91,9 @@ pub const READY_WITHIN: std::time::Duration = std::time::Duration::from_millis(2
 /// The default of [`Hub::with_park_after`]: one second between moves is quick play.
 pub const PARK_AFTER_MS: Ms = 1000;
 
+/// The default of [`Hub::with_abandon_after`]: a minute absent from a game in play.
+pub const ABANDON_AFTER_MS: Ms = 60_000;
+
 impl<S: EventStore> Hub<S> {
     pub fn new(store: S, secret: Vec<u8>, metrics: Metrics, shutdown: signal::Receiver<bool>) -> Hub<S> {
         Hub {
@@ -99,6 +106,7 @@ impl<S: EventStore> Hub<S> {
             shutdown,
             listener: None,
             park_after_ms: PARK_AFTER_MS,
+            abandon_after_ms: ABANDON_AFTER_MS,
             park_list: std::sync::Mutex::new(Vec::new()),
             ready: signal::Sender::new(true),
         }
@@ -113,6 +121,13 @@ impl<S: EventStore> Hub<S> {
     /// command). See [`Hub::rest`](commands).
     pub fn with_park_after(mut self, ms: Ms) -> Hub<S> {
         self.park_after_ms = ms;
+        self
+    }
+
+    /// A hub whose players may claim a game in play once their opponent has been absent
+    /// `ms` (absent: [`GRACE_MS`] after the opponent was last seen).
+    pub fn with_abandon_after(mut self, ms: Ms) -> Hub<S> {
+        self.abandon_after_ms = ms;
         self
     }
 
@@ -148,7 +163,7 @@ impl<S: EventStore> Hub<S> {
             });
         };
         let mut entry = Entry::from_stored(sg).map_err(HubError::corrupt)?;
-        entry.last_active = self.time.now_ms();
+        entry.taken_up(self.time.now_ms());
         let finished = entry.game.get().phase() == weiqi_game::Phase::Finished;
         let slot = Slot::new(entry);
         if finished {
@@ -176,7 +191,22 @@ impl<S: EventStore> Hub<S> {
     /// A game as it is now.
     pub async fn view(self: &Arc<Self>, game_id: &str) -> Result<GameView, HubError> {
         let mut e = self.lock(game_id).await?;
-        Ok(GameView::of(game_id, e.game.get(), self.time.now_ms()))
+        Ok(self.view_of(game_id, &mut e, self.time.now_ms()))
+    }
+
+    /// A game in memory as it is at `now`, with its seats' presence.
+    pub(super) fn view_of(&self, game_id: &str, entry: &mut Entry, now: Ms) -> GameView {
+        let mut v = GameView::of(game_id, entry.game.get(), now);
+        v.presence = Some(self.presence_of(entry, now));
+        v
+    }
+
+    fn presence_of(&self, entry: &mut Entry, now: Ms) -> [SeatPresence; 2] {
+        let in_play = matches!(
+            entry.game.get().phase(),
+            weiqi_game::Phase::Playing | weiqi_game::Phase::Scoring
+        );
+        entry.presence.view(now, in_play, self.abandon_after_ms)
     }
 
     /// A game's record as SGF; `None` before it has a board.

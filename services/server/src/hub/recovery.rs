@@ -31,7 +31,7 @@ impl<S: EventStore> Hub<S> {
         for sg in games {
             let id = sg.game_id.clone();
             let mut entry = Entry::from_stored(sg)?;
-            entry.last_active = now;
+            entry.taken_up(now);
             entry.game.park();
             self.games.write().expect("lock").insert(id.clone(), Slot::new(entry));
             ids.push(id);

@@ -2,7 +2,9 @@
 //! (or once per event for watchers, shared by all of them), put on the wire by convert.rs.
 
 use weiqi_game::{Game, GameResult, Ms, Parity, Phase, PlayerRef, PlayerTime, Seat, Settings};
-use weiqi_rules::{Color, Move, Point};
+use weiqi_rules::{Color, Move, Point, score};
+
+use super::presence::SeatPresence;
 
 /// A game as its players and watchers see it at `server_time_ms`.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +43,36 @@ pub struct GameView {
     /// Before play: when the step now due is forfeited if still owed.
     pub forfeit_at: Option<Ms>,
     pub server_time_ms: Ms,
+    /// The seats' presence (host, guest), where the view was built with the game's entry
+    /// at hand; none in a view folded from the log.
+    pub presence: Option<[SeatPresence; 2]>,
+    /// In the scoring phase: the count under the dead stones on the table.
+    pub scoring: Option<Scoring>,
+}
+
+/// The area count under a dead-stone proposal, point by point.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scoring {
+    /// Who each point counts for, row by row from the top as `board` is.
+    pub owners: Vec<Option<Color>>,
+    pub score: weiqi_rules::Score,
+}
+
+impl Scoring {
+    /// The count of the game's position under its proposal; none outside scoring.
+    fn of(g: &Game) -> Option<Scoring> {
+        if g.phase() != Phase::Scoring {
+            return None;
+        }
+        let state = g.state()?;
+        let dead = g.proposal().unwrap_or_default();
+        let score = state.score(dead).ok()?;
+        let (alive, _) = score::remove_dead(state.board(), dead).ok()?;
+        Some(Scoring {
+            owners: score::owners(&alive),
+            score,
+        })
+    }
 }
 
 impl GameView {
@@ -77,6 +109,8 @@ impl GameView {
             players: [g.player(Seat::Host).cloned(), g.player(Seat::Guest).cloned()],
             forfeit_at: g.forfeit_at(),
             server_time_ms: now,
+            presence: None,
+            scoring: Scoring::of(g),
         }
     }
 }

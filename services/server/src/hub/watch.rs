@@ -12,13 +12,14 @@ use std::sync::Arc;
 
 use futures::Stream;
 use tokio::sync::watch;
-use weiqi_game::{Actor, Event, EventKind, Game};
+use weiqi_game::{Actor, Event, EventKind, Game, Seat};
 use weiqi_store::EventStore;
 
 use super::Hub;
 use super::audience::{Gap, Subscription};
 use super::entry::{Broadcast, Entry, Published, redact_for_actor};
 use super::error::HubError;
+use super::presence::Presence;
 use super::view::GameView;
 
 /// A watcher's stream: each event (as the watcher may see it) with the game right after
@@ -38,16 +39,27 @@ impl<S: EventStore> Hub<S> {
         since: u64,
         group: u64,
     ) -> Result<WatchStream, HubError> {
-        let (rx, backlog, viewer) = {
+        let (rx, backlog, viewer, seat) = {
             let mut e = self.lock(game_id).await?;
-            let viewer: Actor = e.seat_of_token(token).map_or(Actor::Server, Into::into);
+            let seat = e.seat_of_token(token);
+            let viewer: Actor = seat.map_or(Actor::Server, Into::into);
             let rx = e.watchers.subscribe(group);
-            (rx, self.watched_log(game_id, &mut e).await?, viewer)
+            let backlog = self.watched_log(game_id, &mut e).await?;
+            // A seat's own stream: its player is here for as long as it stays open.
+            let seat = seat.map(|s| {
+                let now = self.time.now_ms();
+                if e.presence.stream_opened(s, now) {
+                    self.publish_presence(game_id, &mut e, now);
+                }
+                (s, e.presence.clone())
+            });
+            (rx, backlog, viewer, seat)
         };
         self.metrics.open_streams.inc();
         let feed = Feed {
             hub: self.clone(),
             game_id: game_id.to_string(),
+            seat,
             viewer,
             rx,
             shutdown: self.shutdown.clone(),
@@ -81,6 +93,8 @@ impl<S: EventStore> Hub<S> {
 struct Feed<S: EventStore> {
     hub: Arc<Hub<S>>,
     game_id: String,
+    /// The seat whose player this stream is, and the game's presence it counts in.
+    seat: Option<(Seat, Presence)>,
     viewer: Actor,
     rx: Subscription,
     shutdown: watch::Receiver<bool>,
@@ -94,6 +108,53 @@ struct Feed<S: EventStore> {
 impl<S: EventStore> Drop for Feed<S> {
     fn drop(&mut self) {
         self.hub.metrics.open_streams.dec();
+        if let Some((seat, presence)) = &self.seat
+            && presence.stream_closed(*seat, self.hub.time.now_ms())
+        {
+            // The seat's last stream: absent once the grace runs out, unless it is back.
+            self.hub.watch_for_lapse(&self.game_id, presence, *seat);
+        }
+    }
+}
+
+impl<S: EventStore> Hub<S> {
+    /// Tells the game's watchers when `seat`'s grace runs out, unless it is seen again
+    /// meanwhile (one task per seat at most, waiting on the hub's clock).
+    pub(super) fn watch_for_lapse(self: &Arc<Self>, game_id: &str, presence: &Presence, seat: Seat) {
+        if !presence.begin_watch(seat) {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            presence.end_watch(seat);
+            return;
+        };
+        let (hub, game_id, presence) = (self.clone(), game_id.to_string(), presence.clone());
+        runtime.spawn(async move {
+            while let Some(at) = presence.lapses_at(seat) {
+                if hub.time.now_ms() < at {
+                    tokio::time::sleep_until(hub.time.instant(at)).await;
+                    continue;
+                }
+                presence.end_watch(seat);
+                hub.presence_lapsed(&game_id, seat).await;
+                return;
+            }
+        });
+    }
+
+    /// `seat`'s grace ran out: the game's watchers hear of it, if the game is still in
+    /// memory (one that left it has nobody to tell).
+    async fn presence_lapsed(self: &Arc<Self>, game_id: &str, seat: Seat) {
+        if !self.games.read().expect("lock").contains_key(game_id) {
+            return;
+        }
+        let Ok(mut entry) = self.lock(game_id).await else {
+            return;
+        };
+        let now = self.time.now_ms();
+        if !self.presence_of(&mut entry, now)[seat.index()].present {
+            self.publish_presence(game_id, &mut entry, now);
+        }
     }
 }
 
@@ -108,7 +169,7 @@ impl<S: EventStore> Feed<S> {
             if let Some(replay) = &mut self.replay {
                 match replay.next(&self.game_id, self.viewer) {
                     Some(Ok(item)) => {
-                        self.last = item.event.seq;
+                        self.last = item.seq();
                         return Some((Ok(item), self));
                     }
                     Some(Err(e)) => {
@@ -125,21 +186,26 @@ impl<S: EventStore> Feed<S> {
                 item = self.rx.recv() => item,
             };
             match item {
-                Ok(b) if b.event.seq <= self.last => continue,
+                // A change outside the log (presence), unless the watcher has already been
+                // sent a later state (it caught up from the log meanwhile).
+                Ok(b) if b.event.is_none() => {
+                    if b.view.seq >= self.last {
+                        return Some((Ok(b), self));
+                    }
+                }
+                Ok(b) if b.seq() <= self.last => continue,
                 Ok(b) => {
-                    let shown = if matches!(b.event.kind, EventKind::MoveSealed { .. }) {
+                    let shown = match &b.event {
                         // Only a sealed move needs the viewer's colour.
-                        let Ok(mut entry) = self.hub.lock(&self.game_id).await else {
-                            return None;
-                        };
-                        Published::new(
-                            redact_for_actor(&b.event, entry.game.get(), self.viewer),
-                            b.view.clone(),
-                        )
-                    } else {
-                        b
+                        Some(e) if matches!(e.kind, EventKind::MoveSealed { .. }) => {
+                            let Ok(mut entry) = self.hub.lock(&self.game_id).await else {
+                                return None;
+                            };
+                            Published::new(redact_for_actor(e, entry.game.get(), self.viewer), b.view.clone())
+                        }
+                        _ => b,
                     };
-                    self.last = shown.event.seq;
+                    self.last = shown.seq();
                     return Some((Ok(shown), self));
                 }
                 Err(Gap::Lagged(_)) => {

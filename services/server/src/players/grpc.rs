@@ -11,8 +11,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Code, Request, Response, Status};
 use weiqi_game::PlayerRef;
 use weiqi_players::automatch::SeekAsk;
+use weiqi_players::played;
 use weiqi_players::{
-    Challenge, ChallengeState, PlayerEvent, PlayerEventKind, PlayerRecord, RatingRow, list_limit, rated_size,
+    Challenge, ChallengeState, PlayerEvent, PlayerEventKind, PlayerRecord, RatingRow, Refusal, list_limit, rated_size,
 };
 use weiqi_proto::v1 as pb;
 use weiqi_proto::v1::player_service_server::PlayerService;
@@ -61,6 +62,7 @@ fn rating_to(r: &RatingRow) -> pb::Rating {
         rank: Rank::from_rating(r.rating).to_string(),
         games: r.games,
         last_ms: r.last_ms as i64,
+        provisional: weiqi_players::ratings::provisional(r.deviation),
     }
 }
 
@@ -257,11 +259,15 @@ impl PlayerService for PlayerSvc {
             guest: true,
             created_ms: self.time.now_ms(),
         };
-        self.players
+        let registered = self
+            .players
             .store
             .register_guest(player.clone(), auth::sha256_hex(token.as_bytes()))
             .await
             .map_err(status::store)?;
+        if !registered {
+            return Err(err(Refusal::NameTaken { name: player.name }.into()));
+        }
         Ok(Response::new(pb::RegisterGuestResponse {
             player: Some(player_to(&player, &[])),
             token,
@@ -336,6 +342,48 @@ impl PlayerService for PlayerSvc {
                     volatility: h.volatility,
                 })
                 .collect(),
+        }))
+    }
+
+    async fn list_player_games(
+        &self,
+        request: Request<pb::ListPlayerGamesRequest>,
+    ) -> Result<Response<pb::ListPlayerGamesResponse>, Status> {
+        let r = request.into_inner();
+        let size = played::page_size(r.page_size).map_err(|e| err(e.into()))?;
+        let after = played::PageAfter::from_token(&r.page_token).map_err(|e| err(e.into()))?;
+        // One more than the page: whether there is a next one.
+        let mut rows = self
+            .players
+            .store
+            .played_games(r.player_id, after, size + 1)
+            .await
+            .map_err(status::store)?;
+        let more = rows.len() > size;
+        rows.truncate(size);
+        let next_page_token = match rows.last() {
+            Some(last) if more => played::PageAfter {
+                ended_ms: last.ended_ms,
+                game_id: last.game_id.clone(),
+            }
+            .token(),
+            _ => String::new(),
+        };
+        Ok(Response::new(pb::ListPlayerGamesResponse {
+            games: rows
+                .into_iter()
+                .map(|g| pb::PlayerGame {
+                    game_id: g.game_id,
+                    board_size: g.board_size,
+                    color: convert::color_to(Some(g.color)),
+                    opponent: g.opponent.as_ref().map(convert::seat_player_to),
+                    result: g.result,
+                    score: g.score,
+                    rated: g.rated,
+                    ended_ms: g.ended_ms as i64,
+                })
+                .collect(),
+            next_page_token,
         }))
     }
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio::sync::Notify;
 use weiqi_game::{Game, Ms, Phase, Seat};
 use weiqi_players::PlayerEventKind;
+use weiqi_players::played::played_games;
 use weiqi_players::ratings::{rate, rated_game};
 use weiqi_store::{Accounts, StoreError};
 
@@ -41,6 +42,7 @@ impl GameListener for GameLife {
         Box::pin(async move {
             if before != Phase::Finished && game.phase() == Phase::Finished {
                 self.rate(game_id, game, now_ms).await;
+                self.record_played(game_id, game, now_ms).await;
             }
             self.tell_players(game_id, game, before, now_ms).await;
         })
@@ -72,6 +74,18 @@ impl GameLife {
                 tracing::warn!(game_id, error = %e, "rating update failed");
                 false
             }
+        }
+    }
+
+    /// Adds a finished game to its players' lists of games (their profiles). A failure is
+    /// logged: the game and its result are durable already, only the list misses it.
+    async fn record_played(&self, game_id: &str, game: &Game, ended_ms: Ms) {
+        let rows = played_games(game_id, game, ended_ms);
+        if rows.is_empty() {
+            return;
+        }
+        if let Err(e) = self.accounts.record_played(rows).await {
+            tracing::warn!(game_id, error = %e, "player game list update failed");
         }
     }
 

@@ -223,7 +223,8 @@ pub fn outcome_of(r: &GameResult) -> BoardResult {
         (Some(Color::Black), _) => BoardResult::BlackWins,
         (Some(Color::White), _) => BoardResult::WhiteWins,
         (None, EndReason::DoubleForfeit) => BoardResult::BothLose,
-        (None, EndReason::DrawByAgreement | EndReason::Score) => BoardResult::Draw,
+        // (A draw claimed by the player who stayed counts as the ratings count it.)
+        (None, EndReason::DrawByAgreement | EndReason::Score | EndReason::Abandoned) => BoardResult::Draw,
         // No result (C7), and a game cancelled (never, for a paired game): played again.
         (None, _) => BoardResult::NoResult,
     }
@@ -251,5 +252,10 @@ mod tests {
         assert_eq!(outcome_of(&r(None, EndReason::DoubleForfeit)), BoardResult::BothLose);
         assert_eq!(outcome_of(&r(None, EndReason::Score)), BoardResult::Draw);
         assert_eq!(outcome_of(&r(None, EndReason::NoResult)), BoardResult::NoResult);
+        assert_eq!(outcome_of(&r(None, EndReason::Abandoned)), BoardResult::Draw);
+        assert_eq!(
+            outcome_of(&r(Some(Color::Black), EndReason::Abandoned)),
+            BoardResult::BlackWins
+        );
     }
 }

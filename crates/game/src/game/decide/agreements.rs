@@ -54,6 +54,15 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// The player who stayed claims a game in play (or being scored) whose opponent left:
+    /// a win, or a draw. (The service has checked that the opponent is gone.)
+    pub(super) fn claim_abandoned(&mut self, by: Actor, draw: bool) -> Result<(), Rejection> {
+        self.phase_is(&[Phase::Playing, Phase::Scoring])?;
+        let c = self.color(by)?;
+        self.end((!draw).then_some(c), EndReason::Abandoned);
+        Ok(())
+    }
+
     /// Asks to take back one's own last move (C8): casual games that allow it only.
     pub(super) fn request_undo(&mut self, by: Actor) -> Result<(), Rejection> {
         self.phase_is(&[Phase::Playing])?;

@@ -119,6 +119,7 @@ impl Tx<'_> {
             Command::AcceptScore => self.accept_score(by),
             Command::DisputeScore => self.dispute_score(by),
             Command::Forfeit { seat } => self.forfeit(by, *seat),
+            Command::ClaimAbandoned { draw } => self.claim_abandoned(by, *draw),
         }
     }
 

@@ -39,7 +39,8 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Proposes the dead stones (one stone marks its chain); the proposer accepts it.
+    /// Proposes the dead stones (one stone marks its chain); both acceptances are cleared,
+    /// the proposer's too: each player accepts the proposal on the table explicitly.
     pub(super) fn propose_dead(&mut self, by: Actor, stones: &[Point]) -> Result<(), Rejection> {
         self.phase_is(&[Phase::Scoring])?;
         let c = self.color(by)?;

@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { GameSettings, GameState, SeatPlayer } from "./game_pb.js";
+import type { Color, GameSettings, GameState, SeatPlayer } from "./game_pb.js";
 import { file_weiqi_v1_game } from "./game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file weiqi/v1/player.proto.
  */
 export const file_weiqi_v1_player: GenFile = /*@__PURE__*/
-  fileDesc("ChV3ZWlxaS92MS9wbGF5ZXIucHJvdG8SCHdlaXFpLnYxIrgCCg1DaGFsbGVuZ2VJbmZvEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIoCgpjaGFsbGVuZ2VyGAIgASgLMhQud2VpcWkudjEuU2VhdFBsYXllchIoCgpjaGFsbGVuZ2VkGAMgASgLMhQud2VpcWkudjEuU2VhdFBsYXllchIoCghzZXR0aW5ncxgEIAEoCzIWLndlaXFpLnYxLkdhbWVTZXR0aW5ncxIpCgZzdGF0dXMYBSABKA4yGS53ZWlxaS52MS5DaGFsbGVuZ2VTdGF0dXMSLwoOZGVjbGluZV9yZWFzb24YBiABKA4yFy53ZWlxaS52MS5EZWNsaW5lUmVhc29uEg8KB2dhbWVfaWQYByABKAkSEgoKY3JlYXRlZF9tcxgIIAEoAxISCgpleHBpcmVzX21zGAkgASgDIk8KEENoYWxsZW5nZVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEigKCHNldHRpbmdzGAIgASgLMhYud2VpcWkudjEuR2FtZVNldHRpbmdzIj8KEUNoYWxsZW5nZVJlc3BvbnNlEioKCWNoYWxsZW5nZRgBIAEoCzIXLndlaXFpLnYxLkNoYWxsZW5nZUluZm8iZwoWQW5zd2VyQ2hhbGxlbmdlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSDgoGYWNjZXB0GAIgASgIEicKBnJlYXNvbhgDIAEoDjIXLndlaXFpLnYxLkRlY2xpbmVSZWFzb24iagoXQW5zd2VyQ2hhbGxlbmdlUmVzcG9uc2USKgoJY2hhbGxlbmdlGAEgASgLMhcud2VpcWkudjEuQ2hhbGxlbmdlSW5mbxIPCgdnYW1lX2lkGAIgASgJEhIKCnNlYXRfdG9rZW4YAyABKAkiLgoWQ2FuY2VsQ2hhbGxlbmdlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiRQoXQ2FuY2VsQ2hhbGxlbmdlUmVzcG9uc2USKgoJY2hhbGxlbmdlGAEgASgLMhcud2VpcWkudjEuQ2hhbGxlbmdlSW5mbyIXChVMaXN0Q2hhbGxlbmdlc1JlcXVlc3QiRQoWTGlzdENoYWxsZW5nZXNSZXNwb25zZRIrCgpjaGFsbGVuZ2VzGAEgAygLMhcud2VpcWkudjEuQ2hhbGxlbmdlSW5mbyKMAQoLU2Vla1JlcXVlc3QSEwoLYm9hcmRfc2l6ZXMYASADKA0SFwoPbWFpbl90aW1lX21pbl9zGAIgASgNEhcKD21haW5fdGltZV9tYXhfcxgDIAEoDRINCgVyYXRlZBgEIAEoCBIVCg1yYXRpbmdfd2luZG93GAUgASgNEhAKCGhhbmRpY2FwGAYgASgIIh8KDFNlZWtSZXNwb25zZRIPCgdzZWVrX2lkGAEgASgJIiQKEUNhbmNlbFNlZWtSZXF1ZXN0Eg8KB3NlZWtfaWQYASABKAkiFAoSQ2FuY2VsU2Vla1Jlc3BvbnNlIiEKDkdldFNlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiSQoPR2V0U2VhdFJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkSIgoFc3RhdGUYAiABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiJwoSV2F0Y2hQbGF5ZXJSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoBCLWAgoTV2F0Y2hQbGF5ZXJSZXNwb25zZRILCgNzZXEYASABKAQSDwoHdGltZV9tcxgCIAEoAxIqCgpzdWJzY3JpYmVkGAMgASgLMhQud2VpcWkudjEuU3Vic2NyaWJlZEgAEjUKEmNoYWxsZW5nZV9yZWNlaXZlZBgEIAEoCzIXLndlaXFpLnYxLkNoYWxsZW5nZUluZm9IABI1ChJjaGFsbGVuZ2VfYW5zd2VyZWQYBSABKAsyFy53ZWlxaS52MS5DaGFsbGVuZ2VJbmZvSAASJAoHbWF0Y2hlZBgGIAEoCzIRLndlaXFpLnYxLk1hdGNoZWRIABItCgxnYW1lX3N0YXJ0ZWQYByABKAsyFS53ZWlxaS52MS5HYW1lU3RhcnRlZEgAEikKCmdhbWVfZW5kZWQYCCABKAsyEy53ZWlxaS52MS5HYW1lRW5kZWRIAEIHCgVldmVudCIMCgpTdWJzY3JpYmVkIj8KB01hdGNoZWQSDwoHc2Vla19pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhIKCnNlYXRfdG9rZW4YAyABKAkiMgoLR2FtZVN0YXJ0ZWQSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIiwKCUdhbWVFbmRlZBIPCgdnYW1lX2lkGAEgASgJEg4KBnJlc3VsdBgCIAEoCSKBAQoGUmF0aW5nEhIKCmJvYXJkX3NpemUYASABKA0SDgoGcmF0aW5nGAIgASgBEhEKCWRldmlhdGlvbhgDIAEoARISCgp2b2xhdGlsaXR5GAQgASgBEgwKBHJhbmsYBSABKAkSDQoFZ2FtZXMYBiABKA0SDwoHbGFzdF9tcxgHIAEoAyJoCgZQbGF5ZXISEQoJcGxheWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgIEg0KBWd1ZXN0GAQgASgIEiEKB3JhdGluZ3MYBSADKAsyEC53ZWlxaS52MS5SYXRpbmciJAoUUmVnaXN0ZXJHdWVzdFJlcXVlc3QSDAoEbmFtZRgBIAEoCSJIChVSZWdpc3Rlckd1ZXN0UmVzcG9uc2USIAoGcGxheWVyGAEgASgLMhAud2VpcWkudjEuUGxheWVyEg0KBXRva2VuGAIgASgJIg8KDVdob0FtSVJlcXVlc3QiMgoOV2hvQW1JUmVzcG9uc2USIAoGcGxheWVyGAEgASgLMhAud2VpcWkudjEuUGxheWVyIiUKEEdldFBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIjUKEUdldFBsYXllclJlc3BvbnNlEiAKBnBsYXllchgBIAEoCzIQLndlaXFpLnYxLlBsYXllciI3ChJMaXN0UGxheWVyc1JlcXVlc3QSEgoKYm9hcmRfc2l6ZRgBIAEoDRINCgVsaW1pdBgCIAEoDSI4ChNMaXN0UGxheWVyc1Jlc3BvbnNlEiEKB3BsYXllcnMYASADKAsyEC53ZWlxaS52MS5QbGF5ZXIiTwoXR2V0UmF0aW5nSGlzdG9yeVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhIKCmJvYXJkX3NpemUYAiABKA0SDQoFbGltaXQYAyABKA0iogEKDFJhdGluZ0NoYW5nZRIPCgdnYW1lX2lkGAEgASgJEg8KB3RpbWVfbXMYAiABKAMSEwoLb3Bwb25lbnRfaWQYAyABKAkSDQoFc2NvcmUYBCABKAESFQoNcmF0aW5nX2JlZm9yZRgFIAEoARIOCgZyYXRpbmcYBiABKAESEQoJZGV2aWF0aW9uGAcgASgBEhIKCnZvbGF0aWxpdHkYCCABKAEiQwoYR2V0UmF0aW5nSGlzdG9yeVJlc3BvbnNlEicKB2NoYW5nZXMYASADKAsyFi53ZWlxaS52MS5SYXRpbmdDaGFuZ2UqgwMKDURlY2xpbmVSZWFzb24SHgoaREVDTElORV9SRUFTT05fVU5TUEVDSUZJRUQQABIaChZERUNMSU5FX1JFQVNPTl9HRU5FUklDEAESGAoUREVDTElORV9SRUFTT05fTEFURVIQAhIdChlERUNMSU5FX1JFQVNPTl9CT0FSRF9TSVpFEAMSFwoTREVDTElORV9SRUFTT05fS09NSRAEEhgKFERFQ0xJTkVfUkVBU09OX1JVTEVTEAUSHwobREVDTElORV9SRUFTT05fVElNRV9DT05UUk9MEAYSGwoXREVDTElORV9SRUFTT05fSEFORElDQVAQBxIYChRERUNMSU5FX1JFQVNPTl9SQVRFRBAIEhkKFURFQ0xJTkVfUkVBU09OX0NBU1VBTBAJEiEKHURFQ0xJTkVfUkVBU09OX1RPT19NQU5ZX0dBTUVTEAoSGgoWREVDTElORV9SRUFTT05fTk9fQk9UUxALEhgKFERFQ0xJTkVfUkVBU09OX0NPTE9SEAwqygEKD0NoYWxsZW5nZVN0YXR1cxIgChxDSEFMTEVOR0VfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGQoVQ0hBTExFTkdFX1NUQVRVU19PUEVOEAESHQoZQ0hBTExFTkdFX1NUQVRVU19BQ0NFUFRFRBACEh0KGUNIQUxMRU5HRV9TVEFUVVNfREVDTElORUQQAxIeChpDSEFMTEVOR0VfU1RBVFVTX0NBTkNFTExFRBAEEhwKGENIQUxMRU5HRV9TVEFUVVNfRVhQSVJFRBAFMuQHCg1QbGF5ZXJTZXJ2aWNlElAKDVJlZ2lzdGVyR3Vlc3QSHi53ZWlxaS52MS5SZWdpc3Rlckd1ZXN0UmVxdWVzdBofLndlaXFpLnYxLlJlZ2lzdGVyR3Vlc3RSZXNwb25zZRI7CgZXaG9BbUkSFy53ZWlxaS52MS5XaG9BbUlSZXF1ZXN0Ghgud2VpcWkudjEuV2hvQW1JUmVzcG9uc2USRAoJR2V0UGxheWVyEhoud2VpcWkudjEuR2V0UGxheWVyUmVxdWVzdBobLndlaXFpLnYxLkdldFBsYXllclJlc3BvbnNlEkoKC0xpc3RQbGF5ZXJzEhwud2VpcWkudjEuTGlzdFBsYXllcnNSZXF1ZXN0Gh0ud2VpcWkudjEuTGlzdFBsYXllcnNSZXNwb25zZRJZChBHZXRSYXRpbmdIaXN0b3J5EiEud2VpcWkudjEuR2V0UmF0aW5nSGlzdG9yeVJlcXVlc3QaIi53ZWlxaS52MS5HZXRSYXRpbmdIaXN0b3J5UmVzcG9uc2USRAoJQ2hhbGxlbmdlEhoud2VpcWkudjEuQ2hhbGxlbmdlUmVxdWVzdBobLndlaXFpLnYxLkNoYWxsZW5nZVJlc3BvbnNlElYKD0Fuc3dlckNoYWxsZW5nZRIgLndlaXFpLnYxLkFuc3dlckNoYWxsZW5nZVJlcXVlc3QaIS53ZWlxaS52MS5BbnN3ZXJDaGFsbGVuZ2VSZXNwb25zZRJWCg9DYW5jZWxDaGFsbGVuZ2USIC53ZWlxaS52MS5DYW5jZWxDaGFsbGVuZ2VSZXF1ZXN0GiEud2VpcWkudjEuQ2FuY2VsQ2hhbGxlbmdlUmVzcG9uc2USUwoOTGlzdENoYWxsZW5nZXMSHy53ZWlxaS52MS5MaXN0Q2hhbGxlbmdlc1JlcXVlc3QaIC53ZWlxaS52MS5MaXN0Q2hhbGxlbmdlc1Jlc3BvbnNlEjUKBFNlZWsSFS53ZWlxaS52MS5TZWVrUmVxdWVzdBoWLndlaXFpLnYxLlNlZWtSZXNwb25zZRJHCgpDYW5jZWxTZWVrEhsud2VpcWkudjEuQ2FuY2VsU2Vla1JlcXVlc3QaHC53ZWlxaS52MS5DYW5jZWxTZWVrUmVzcG9uc2USPgoHR2V0U2VhdBIYLndlaXFpLnYxLkdldFNlYXRSZXF1ZXN0Ghkud2VpcWkudjEuR2V0U2VhdFJlc3BvbnNlEkwKC1dhdGNoUGxheWVyEhwud2VpcWkudjEuV2F0Y2hQbGF5ZXJSZXF1ZXN0Gh0ud2VpcWkudjEuV2F0Y2hQbGF5ZXJSZXNwb25zZTABYgZwcm90bzM", [file_weiqi_v1_game]);
+  fileDesc("ChV3ZWlxaS92MS9wbGF5ZXIucHJvdG8SCHdlaXFpLnYxIrgCCg1DaGFsbGVuZ2VJbmZvEhQKDGNoYWxsZW5nZV9pZBgBIAEoCRIoCgpjaGFsbGVuZ2VyGAIgASgLMhQud2VpcWkudjEuU2VhdFBsYXllchIoCgpjaGFsbGVuZ2VkGAMgASgLMhQud2VpcWkudjEuU2VhdFBsYXllchIoCghzZXR0aW5ncxgEIAEoCzIWLndlaXFpLnYxLkdhbWVTZXR0aW5ncxIpCgZzdGF0dXMYBSABKA4yGS53ZWlxaS52MS5DaGFsbGVuZ2VTdGF0dXMSLwoOZGVjbGluZV9yZWFzb24YBiABKA4yFy53ZWlxaS52MS5EZWNsaW5lUmVhc29uEg8KB2dhbWVfaWQYByABKAkSEgoKY3JlYXRlZF9tcxgIIAEoAxISCgpleHBpcmVzX21zGAkgASgDIk8KEENoYWxsZW5nZVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEigKCHNldHRpbmdzGAIgASgLMhYud2VpcWkudjEuR2FtZVNldHRpbmdzIj8KEUNoYWxsZW5nZVJlc3BvbnNlEioKCWNoYWxsZW5nZRgBIAEoCzIXLndlaXFpLnYxLkNoYWxsZW5nZUluZm8iZwoWQW5zd2VyQ2hhbGxlbmdlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkSDgoGYWNjZXB0GAIgASgIEicKBnJlYXNvbhgDIAEoDjIXLndlaXFpLnYxLkRlY2xpbmVSZWFzb24iagoXQW5zd2VyQ2hhbGxlbmdlUmVzcG9uc2USKgoJY2hhbGxlbmdlGAEgASgLMhcud2VpcWkudjEuQ2hhbGxlbmdlSW5mbxIPCgdnYW1lX2lkGAIgASgJEhIKCnNlYXRfdG9rZW4YAyABKAkiLgoWQ2FuY2VsQ2hhbGxlbmdlUmVxdWVzdBIUCgxjaGFsbGVuZ2VfaWQYASABKAkiRQoXQ2FuY2VsQ2hhbGxlbmdlUmVzcG9uc2USKgoJY2hhbGxlbmdlGAEgASgLMhcud2VpcWkudjEuQ2hhbGxlbmdlSW5mbyIXChVMaXN0Q2hhbGxlbmdlc1JlcXVlc3QiRQoWTGlzdENoYWxsZW5nZXNSZXNwb25zZRIrCgpjaGFsbGVuZ2VzGAEgAygLMhcud2VpcWkudjEuQ2hhbGxlbmdlSW5mbyKMAQoLU2Vla1JlcXVlc3QSEwoLYm9hcmRfc2l6ZXMYASADKA0SFwoPbWFpbl90aW1lX21pbl9zGAIgASgNEhcKD21haW5fdGltZV9tYXhfcxgDIAEoDRINCgVyYXRlZBgEIAEoCBIVCg1yYXRpbmdfd2luZG93GAUgASgNEhAKCGhhbmRpY2FwGAYgASgIIh8KDFNlZWtSZXNwb25zZRIPCgdzZWVrX2lkGAEgASgJIiQKEUNhbmNlbFNlZWtSZXF1ZXN0Eg8KB3NlZWtfaWQYASABKAkiFAoSQ2FuY2VsU2Vla1Jlc3BvbnNlIiEKDkdldFNlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiSQoPR2V0U2VhdFJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkSIgoFc3RhdGUYAiABKAsyEy53ZWlxaS52MS5HYW1lU3RhdGUiJwoSV2F0Y2hQbGF5ZXJSZXF1ZXN0EhEKCWFmdGVyX3NlcRgBIAEoBCLWAgoTV2F0Y2hQbGF5ZXJSZXNwb25zZRILCgNzZXEYASABKAQSDwoHdGltZV9tcxgCIAEoAxIqCgpzdWJzY3JpYmVkGAMgASgLMhQud2VpcWkudjEuU3Vic2NyaWJlZEgAEjUKEmNoYWxsZW5nZV9yZWNlaXZlZBgEIAEoCzIXLndlaXFpLnYxLkNoYWxsZW5nZUluZm9IABI1ChJjaGFsbGVuZ2VfYW5zd2VyZWQYBSABKAsyFy53ZWlxaS52MS5DaGFsbGVuZ2VJbmZvSAASJAoHbWF0Y2hlZBgGIAEoCzIRLndlaXFpLnYxLk1hdGNoZWRIABItCgxnYW1lX3N0YXJ0ZWQYByABKAsyFS53ZWlxaS52MS5HYW1lU3RhcnRlZEgAEikKCmdhbWVfZW5kZWQYCCABKAsyEy53ZWlxaS52MS5HYW1lRW5kZWRIAEIHCgVldmVudCIMCgpTdWJzY3JpYmVkIj8KB01hdGNoZWQSDwoHc2Vla19pZBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEhIKCnNlYXRfdG9rZW4YAyABKAkiMgoLR2FtZVN0YXJ0ZWQSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIiwKCUdhbWVFbmRlZBIPCgdnYW1lX2lkGAEgASgJEg4KBnJlc3VsdBgCIAEoCSKWAQoGUmF0aW5nEhIKCmJvYXJkX3NpemUYASABKA0SDgoGcmF0aW5nGAIgASgBEhEKCWRldmlhdGlvbhgDIAEoARISCgp2b2xhdGlsaXR5GAQgASgBEgwKBHJhbmsYBSABKAkSDQoFZ2FtZXMYBiABKA0SDwoHbGFzdF9tcxgHIAEoAxITCgtwcm92aXNpb25hbBgIIAEoCCJoCgZQbGF5ZXISEQoJcGxheWVyX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSCwoDYm90GAMgASgIEg0KBWd1ZXN0GAQgASgIEiEKB3JhdGluZ3MYBSADKAsyEC53ZWlxaS52MS5SYXRpbmciJAoUUmVnaXN0ZXJHdWVzdFJlcXVlc3QSDAoEbmFtZRgBIAEoCSJIChVSZWdpc3Rlckd1ZXN0UmVzcG9uc2USIAoGcGxheWVyGAEgASgLMhAud2VpcWkudjEuUGxheWVyEg0KBXRva2VuGAIgASgJIg8KDVdob0FtSVJlcXVlc3QiMgoOV2hvQW1JUmVzcG9uc2USIAoGcGxheWVyGAEgASgLMhAud2VpcWkudjEuUGxheWVyIiUKEEdldFBsYXllclJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJIjUKEUdldFBsYXllclJlc3BvbnNlEiAKBnBsYXllchgBIAEoCzIQLndlaXFpLnYxLlBsYXllciI3ChJMaXN0UGxheWVyc1JlcXVlc3QSEgoKYm9hcmRfc2l6ZRgBIAEoDRINCgVsaW1pdBgCIAEoDSI4ChNMaXN0UGxheWVyc1Jlc3BvbnNlEiEKB3BsYXllcnMYASADKAsyEC53ZWlxaS52MS5QbGF5ZXIiTwoXR2V0UmF0aW5nSGlzdG9yeVJlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhIKCmJvYXJkX3NpemUYAiABKA0SDQoFbGltaXQYAyABKA0iogEKDFJhdGluZ0NoYW5nZRIPCgdnYW1lX2lkGAEgASgJEg8KB3RpbWVfbXMYAiABKAMSEwoLb3Bwb25lbnRfaWQYAyABKAkSDQoFc2NvcmUYBCABKAESFQoNcmF0aW5nX2JlZm9yZRgFIAEoARIOCgZyYXRpbmcYBiABKAESEQoJZGV2aWF0aW9uGAcgASgBEhIKCnZvbGF0aWxpdHkYCCABKAEiUgoWTGlzdFBsYXllckdhbWVzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEQoJcGFnZV9zaXplGAIgASgNEhIKCnBhZ2VfdG9rZW4YAyABKAkiuQEKClBsYXllckdhbWUSDwoHZ2FtZV9pZBgBIAEoCRISCgpib2FyZF9zaXplGAIgASgNEh4KBWNvbG9yGAMgASgOMg8ud2VpcWkudjEuQ29sb3ISJgoIb3Bwb25lbnQYBCABKAsyFC53ZWlxaS52MS5TZWF0UGxheWVyEg4KBnJlc3VsdBgFIAEoCRINCgVzY29yZRgGIAEoARINCgVyYXRlZBgHIAEoCBIQCghlbmRlZF9tcxgIIAEoAyJXChdMaXN0UGxheWVyR2FtZXNSZXNwb25zZRIjCgVnYW1lcxgBIAMoCzIULndlaXFpLnYxLlBsYXllckdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIkMKGEdldFJhdGluZ0hpc3RvcnlSZXNwb25zZRInCgdjaGFuZ2VzGAEgAygLMhYud2VpcWkudjEuUmF0aW5nQ2hhbmdlKoMDCg1EZWNsaW5lUmVhc29uEh4KGkRFQ0xJTkVfUkVBU09OX1VOU1BFQ0lGSUVEEAASGgoWREVDTElORV9SRUFTT05fR0VORVJJQxABEhgKFERFQ0xJTkVfUkVBU09OX0xBVEVSEAISHQoZREVDTElORV9SRUFTT05fQk9BUkRfU0laRRADEhcKE0RFQ0xJTkVfUkVBU09OX0tPTUkQBBIYChRERUNMSU5FX1JFQVNPTl9SVUxFUxAFEh8KG0RFQ0xJTkVfUkVBU09OX1RJTUVfQ09OVFJPTBAGEhsKF0RFQ0xJTkVfUkVBU09OX0hBTkRJQ0FQEAcSGAoUREVDTElORV9SRUFTT05fUkFURUQQCBIZChVERUNMSU5FX1JFQVNPTl9DQVNVQUwQCRIhCh1ERUNMSU5FX1JFQVNPTl9UT09fTUFOWV9HQU1FUxAKEhoKFkRFQ0xJTkVfUkVBU09OX05PX0JPVFMQCxIYChRERUNMSU5FX1JFQVNPTl9DT0xPUhAMKsoBCg9DaGFsbGVuZ2VTdGF0dXMSIAocQ0hBTExFTkdFX1NUQVRVU19VTlNQRUNJRklFRBAAEhkKFUNIQUxMRU5HRV9TVEFUVVNfT1BFThABEh0KGUNIQUxMRU5HRV9TVEFUVVNfQUNDRVBURUQQAhIdChlDSEFMTEVOR0VfU1RBVFVTX0RFQ0xJTkVEEAMSHgoaQ0hBTExFTkdFX1NUQVRVU19DQU5DRUxMRUQQBBIcChhDSEFMTEVOR0VfU1RBVFVTX0VYUElSRUQQBTK8CAoNUGxheWVyU2VydmljZRJQCg1SZWdpc3Rlckd1ZXN0Eh4ud2VpcWkudjEuUmVnaXN0ZXJHdWVzdFJlcXVlc3QaHy53ZWlxaS52MS5SZWdpc3Rlckd1ZXN0UmVzcG9uc2USOwoGV2hvQW1JEhcud2VpcWkudjEuV2hvQW1JUmVxdWVzdBoYLndlaXFpLnYxLldob0FtSVJlc3BvbnNlEkQKCUdldFBsYXllchIaLndlaXFpLnYxLkdldFBsYXllclJlcXVlc3QaGy53ZWlxaS52MS5HZXRQbGF5ZXJSZXNwb25zZRJKCgtMaXN0UGxheWVycxIcLndlaXFpLnYxLkxpc3RQbGF5ZXJzUmVxdWVzdBodLndlaXFpLnYxLkxpc3RQbGF5ZXJzUmVzcG9uc2USWQoQR2V0UmF0aW5nSGlzdG9yeRIhLndlaXFpLnYxLkdldFJhdGluZ0hpc3RvcnlSZXF1ZXN0GiIud2VpcWkudjEuR2V0UmF0aW5nSGlzdG9yeVJlc3BvbnNlElYKD0xpc3RQbGF5ZXJHYW1lcxIgLndlaXFpLnYxLkxpc3RQbGF5ZXJHYW1lc1JlcXVlc3QaIS53ZWlxaS52MS5MaXN0UGxheWVyR2FtZXNSZXNwb25zZRJECglDaGFsbGVuZ2USGi53ZWlxaS52MS5DaGFsbGVuZ2VSZXF1ZXN0Ghsud2VpcWkudjEuQ2hhbGxlbmdlUmVzcG9uc2USVgoPQW5zd2VyQ2hhbGxlbmdlEiAud2VpcWkudjEuQW5zd2VyQ2hhbGxlbmdlUmVxdWVzdBohLndlaXFpLnYxLkFuc3dlckNoYWxsZW5nZVJlc3BvbnNlElYKD0NhbmNlbENoYWxsZW5nZRIgLndlaXFpLnYxLkNhbmNlbENoYWxsZW5nZVJlcXVlc3QaIS53ZWlxaS52MS5DYW5jZWxDaGFsbGVuZ2VSZXNwb25zZRJTCg5MaXN0Q2hhbGxlbmdlcxIfLndlaXFpLnYxLkxpc3RDaGFsbGVuZ2VzUmVxdWVzdBogLndlaXFpLnYxLkxpc3RDaGFsbGVuZ2VzUmVzcG9uc2USNQoEU2VlaxIVLndlaXFpLnYxLlNlZWtSZXF1ZXN0GhYud2VpcWkudjEuU2Vla1Jlc3BvbnNlEkcKCkNhbmNlbFNlZWsSGy53ZWlxaS52MS5DYW5jZWxTZWVrUmVxdWVzdBocLndlaXFpLnYxLkNhbmNlbFNlZWtSZXNwb25zZRI+CgdHZXRTZWF0Ehgud2VpcWkudjEuR2V0U2VhdFJlcXVlc3QaGS53ZWlxaS52MS5HZXRTZWF0UmVzcG9uc2USTAoLV2F0Y2hQbGF5ZXISHC53ZWlxaS52MS5XYXRjaFBsYXllclJlcXVlc3QaHS53ZWlxaS52MS5XYXRjaFBsYXllclJlc3BvbnNlMAFiBnByb3RvMw", [file_weiqi_v1_game]);
 
 /**
  * @generated from message weiqi.v1.ChallengeInfo
@@ -594,6 +594,14 @@ export type Rating = Message<"weiqi.v1.Rating"> & {
    * @generated from field: int64 last_ms = 7;
    */
   lastMs: bigint;
+
+  /**
+   * The rating is still uncertain (deviation above 160, OGS's cutoff): apps show the
+   * rank with a "?".
+   *
+   * @generated from field: bool provisional = 8;
+   */
+  provisional: boolean;
 };
 
 /**
@@ -649,7 +657,8 @@ export const PlayerSchema: GenMessage<Player> = /*@__PURE__*/
  */
 export type RegisterGuestRequest = Message<"weiqi.v1.RegisterGuestRequest"> & {
   /**
-   * 1..32 characters, no control characters.
+   * 1..32 characters, no control characters; not a name another player holds, ignoring
+   * case and surrounding spaces (ALREADY_EXISTS name_taken).
    *
    * @generated from field: string name = 1;
    */
@@ -880,6 +889,125 @@ export const RatingChangeSchema: GenMessage<RatingChange> = /*@__PURE__*/
   messageDesc(file_weiqi_v1_player, 32);
 
 /**
+ * @generated from message weiqi.v1.ListPlayerGamesRequest
+ */
+export type ListPlayerGamesRequest = Message<"weiqi.v1.ListPlayerGamesRequest"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * At most this many (20 when 0, at most 100).
+   *
+   * @generated from field: uint32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * The previous page's next_page_token (empty: the first page).
+   *
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message weiqi.v1.ListPlayerGamesRequest.
+ * Use `create(ListPlayerGamesRequestSchema)` to create a new message.
+ */
+export const ListPlayerGamesRequestSchema: GenMessage<ListPlayerGamesRequest> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 33);
+
+/**
+ * One finished game, as its player played it.
+ *
+ * @generated from message weiqi.v1.PlayerGame
+ */
+export type PlayerGame = Message<"weiqi.v1.PlayerGame"> & {
+  /**
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * @generated from field: uint32 board_size = 2;
+   */
+  boardSize: number;
+
+  /**
+   * The colour the player had.
+   *
+   * @generated from field: weiqi.v1.Color color = 3;
+   */
+  color: Color;
+
+  /**
+   * Unset when the opponent did not sign in.
+   *
+   * @generated from field: weiqi.v1.SeatPlayer opponent = 4;
+   */
+  opponent?: SeatPlayer | undefined;
+
+  /**
+   * As SGF writes it: "B+R", "W+3.5", "0", "Void".
+   *
+   * @generated from field: string result = 5;
+   */
+  result: string;
+
+  /**
+   * 1 win, 0.5 draw, 0 loss (0 for a game without a result).
+   *
+   * @generated from field: double score = 6;
+   */
+  score: number;
+
+  /**
+   * @generated from field: bool rated = 7;
+   */
+  rated: boolean;
+
+  /**
+   * When it ended (ms since the Unix epoch).
+   *
+   * @generated from field: int64 ended_ms = 8;
+   */
+  endedMs: bigint;
+};
+
+/**
+ * Describes the message weiqi.v1.PlayerGame.
+ * Use `create(PlayerGameSchema)` to create a new message.
+ */
+export const PlayerGameSchema: GenMessage<PlayerGame> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 34);
+
+/**
+ * @generated from message weiqi.v1.ListPlayerGamesResponse
+ */
+export type ListPlayerGamesResponse = Message<"weiqi.v1.ListPlayerGamesResponse"> & {
+  /**
+   * @generated from field: repeated weiqi.v1.PlayerGame games = 1;
+   */
+  games: PlayerGame[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message weiqi.v1.ListPlayerGamesResponse.
+ * Use `create(ListPlayerGamesResponseSchema)` to create a new message.
+ */
+export const ListPlayerGamesResponseSchema: GenMessage<ListPlayerGamesResponse> = /*@__PURE__*/
+  messageDesc(file_weiqi_v1_player, 35);
+
+/**
  * @generated from message weiqi.v1.GetRatingHistoryResponse
  */
 export type GetRatingHistoryResponse = Message<"weiqi.v1.GetRatingHistoryResponse"> & {
@@ -894,7 +1022,7 @@ export type GetRatingHistoryResponse = Message<"weiqi.v1.GetRatingHistoryRespons
  * Use `create(GetRatingHistoryResponseSchema)` to create a new message.
  */
 export const GetRatingHistoryResponseSchema: GenMessage<GetRatingHistoryResponse> = /*@__PURE__*/
-  messageDesc(file_weiqi_v1_player, 33);
+  messageDesc(file_weiqi_v1_player, 36);
 
 /**
  * Why a challenge was declined: machine-readable, so that apps and bots can say it.
@@ -1080,6 +1208,18 @@ export const PlayerService: GenService<{
     methodKind: "unary";
     input: typeof GetRatingHistoryRequestSchema;
     output: typeof GetRatingHistoryResponseSchema;
+  },
+  /**
+   * A player's finished games (rated or not, from the seats they held signed in), newest
+   * first, a page at a time (AIP-158). INVALID_ARGUMENT bad_page_token for a token this
+   * server did not give.
+   *
+   * @generated from rpc weiqi.v1.PlayerService.ListPlayerGames
+   */
+  listPlayerGames: {
+    methodKind: "unary";
+    input: typeof ListPlayerGamesRequestSchema;
+    output: typeof ListPlayerGamesResponseSchema;
   },
   /**
    * Challenges a signed-in player to a game with these settings; the challenger hosts it
