@@ -2,7 +2,7 @@
 // labelled, focusable target for screen readers and keyboards, it scales to any screen,
 // and the skins are plain CSS variables. Shudan would bring its own styling model and no
 // per-point labels.
-import { useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { JSX } from "preact";
 import { pointName } from "./state.js";
 
@@ -178,4 +178,25 @@ export function Board(p: BoardProps): JSX.Element {
       </div>
     </div>
   );
+}
+
+/** The board as big as the screen allows: its top where the layout puts it, its bottom
+ * (with the coordinates) above the window's bottom edge. Returns the column's ref and its
+ * greatest width. */
+export function useBoardFit() {
+  const col = useRef<HTMLDivElement>(null);
+  const [fit, setFit] = useState<number | undefined>();
+  useLayoutEffect(() => {
+    const el = col.current;
+    if (!el) return;
+    const top = el.getBoundingClientRect().top + scrollY;
+    const room = Math.max(280, Math.floor(innerHeight - top - 12));
+    if (room !== fit) setFit(room);
+  });
+  useEffect(() => {
+    const on = () => setFit(undefined);
+    addEventListener("resize", on);
+    return () => removeEventListener("resize", on);
+  }, []);
+  return { col, fit };
 }

@@ -19,6 +19,7 @@ import {
   type PlayerClient,
 } from "./client.js";
 import { takeSeat, type PlayerFeed } from "./feed.js";
+import { BoardSizeSelect } from "./forms.js";
 import { t, tf, type Key, type Lang } from "./i18n.js";
 import { describe } from "./lobby.js";
 import { saveSeat } from "./prefs.js";
@@ -108,11 +109,7 @@ export function ChallengeForm(p: {
     <form class="create challenge-form" aria-label={`${t(lang, "challenge")} ${p.opponent.name}`} onSubmit={send}>
       <label>
         {t(lang, "boardSize")}
-        <select name="challenge-size" value={c.size} onChange={set("size")}>
-          <option value={9}>9×9</option>
-          <option value={13}>13×13</option>
-          <option value={19}>19×19</option>
-        </select>
+        <BoardSizeSelect name="challenge-size" value={c.size} onChange={(size) => setC({ ...c, size: size as ChallengeChoice["size"] })} />
       </label>
       <label>
         {t(lang, "mainMinutes")}

@@ -2,6 +2,7 @@
 // Everything here is a thin layer over the messages generated from proto/ (src/gen).
 import { Code, ConnectError, createClient, type Client, type Interceptor } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import type { DescService } from "@bufbuild/protobuf";
 import { GameService } from "./gen/weiqi/v1/game_pb.js";
 import { PlayerService } from "./gen/weiqi/v1/player_pb.js";
 import { TournamentService } from "./gen/weiqi/v1/tournament_pb.js";
@@ -41,8 +42,7 @@ export function createGameClient(
     }
     const msg = (first ?? {}) as { mutation?: { gameId?: string }; gameId?: string };
     const id = msg.mutation?.gameId ?? msg.gameId;
-    const t = (id && token?.(id)) || player?.();
-    if (t) req.header.set("authorization", `Bearer ${t}`);
+    setBearer(req.header, (id && token?.(id)) || player?.());
     // A proxy in front of several servers routes a game's calls by this header.
     if (id) req.header.set("x-weiqi-game", id);
     return next(req);
@@ -50,30 +50,42 @@ export function createGameClient(
   return createClient(GameService, createGrpcWebTransport({ baseUrl, interceptors: [auth] }));
 }
 
-/** Sends the player's credential, when there is one, on every call. */
-function bearer(player?: () => string | undefined): Interceptor {
-  return (next) => async (req) => {
-    const t = player?.();
-    if (t) req.header.set("authorization", `Bearer ${t}`);
+/** The credential as `authorization: Bearer <token>`, when there is one. */
+function setBearer(header: Headers, token: string | undefined): void {
+  if (token) header.set("authorization", `Bearer ${token}`);
+}
+
+/** A service's client that sends the player's credential, when there is one, on every call. */
+function withPlayer<S extends DescService>(service: S, baseUrl: string, player?: () => string | undefined): Client<S> {
+  const bearer: Interceptor = (next) => async (req) => {
+    setBearer(req.header, player?.());
     return next(req);
   };
+  return createClient(service, createGrpcWebTransport({ baseUrl, interceptors: [bearer] }));
 }
 
 /** The players' service (guests, ratings, leaderboards), with the player's credential. */
 export function createPlayerClient(baseUrl: string, player?: () => string | undefined): PlayerClient {
-  return createClient(PlayerService, createGrpcWebTransport({ baseUrl, interceptors: [bearer(player)] }));
+  return withPlayer(PlayerService, baseUrl, player);
 }
 
 /** The tournaments' service (list, register, watch), with the player's credential. */
 export function createTournamentClient(baseUrl: string, player?: () => string | undefined): TournamentClient {
-  return createClient(TournamentService, createGrpcWebTransport({ baseUrl, interceptors: [bearer(player)] }));
+  return withPlayer(TournamentService, baseUrl, player);
 }
+
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 
 /** A request id for a mutation's idempotency key (a retry sends the same one). */
 export function requestId(): string {
   const b = new Uint8Array(12);
   crypto.getRandomValues(b);
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return hex(b);
+}
+
+/** A commitment to a secret revealed later (the nigiri handful, a sealed komi bid). */
+export async function sha256Hex(text: string): Promise<string> {
+  return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
 }
 
 /** The kinds of failure the app tells apart. */

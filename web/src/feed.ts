@@ -5,8 +5,7 @@
 // missed or told twice.
 import { failure, type PlayerClient, type WatchPlayerResponse } from "./client.js";
 import { saveSeat } from "./prefs.js";
-
-const RECONNECT_MS = 1000;
+import { RECONNECT_MS, sleep } from "./watch.js";
 
 export type FeedListener = (ev: WatchPlayerResponse) => void;
 
@@ -40,7 +39,7 @@ export class PlayerFeed {
           // Dropped (or the server restarting): reopened below.
         }
         this.live = false;
-        if (!stop.signal.aborted) await new Promise((r) => setTimeout(r, RECONNECT_MS));
+        if (!stop.signal.aborted) await sleep(RECONNECT_MS);
       }
     })();
   }
@@ -101,7 +100,7 @@ export async function withRetry<T>(call: () => Promise<T>): Promise<T> {
       const f = failure(e);
       const again = f.reason === "conflict" || f.kind === "not_found" || f.kind === "network";
       if (attempt >= SEAT_TRIES || !again) throw e;
-      await new Promise((r) => setTimeout(r, SEAT_RETRY_MS * attempt));
+      await sleep(SEAT_RETRY_MS * attempt);
     }
   }
 }

@@ -11,6 +11,7 @@ import {
   TimeControlSchema,
   failure,
   requestId,
+  sha256Hex,
   type GameClient,
   type Player,
   type PlayerClient,
@@ -19,6 +20,7 @@ import {
   type Matched,
   type TimeControl,
 } from "./client.js";
+import { BoardSizeSelect, checked, num } from "./forms.js";
 import { t, type Key, type Lang } from "./i18n.js";
 import { loadSeat, saveSeat } from "./prefs.js";
 import { withRetry, type PlayerFeed } from "./feed.js";
@@ -404,18 +406,13 @@ function CreateForm(p: {
     }
   };
 
-  const num = (set: (v: number) => void) => (e: Event) => set(Number((e.target as HTMLInputElement).value));
   return (
     <section aria-labelledby="create-h">
       <h2 id="create-h">{t(lang, "createGame")}</h2>
       <form class="create" onSubmit={submit}>
         <label>
           {t(lang, "boardSize")}
-          <select name="size" value={size} onChange={num(setSize)}>
-            <option value={9}>9×9</option>
-            <option value={13}>13×13</option>
-            <option value={19}>19×19</option>
-          </select>
+          <BoardSizeSelect name="size" value={size} onChange={setSize} />
         </label>
         <label>
           {t(lang, "komi")}
@@ -432,11 +429,11 @@ function CreateForm(p: {
           </select>
         </label>
         <label class="check">
-          <input type="checkbox" name="free" checked={free} onChange={(e) => setFree((e.target as HTMLInputElement).checked)} />
+          <input type="checkbox" name="free" checked={free} onChange={checked(setFree)} />
           {t(lang, "freeHandicap")}
         </label>
         <label class="check">
-          <input type="checkbox" name="freeSeats" checked={freeSeats} onChange={(e) => setFreeSeats((e.target as HTMLInputElement).checked)} />
+          <input type="checkbox" name="freeSeats" checked={freeSeats} onChange={checked(setFreeSeats)} />
           {t(lang, "freeSeats")}
         </label>
         <label>
@@ -501,7 +498,7 @@ function CreateForm(p: {
             name="rated"
             checked={rated && p.signedIn}
             disabled={!p.signedIn}
-            onChange={(e) => setRated((e.target as HTMLInputElement).checked)}
+            onChange={checked(setRated)}
           />
           {t(lang, "rated")}
         </label>
@@ -511,9 +508,4 @@ function CreateForm(p: {
       </form>
     </section>
   );
-}
-
-export async function sha256Hex(text: string): Promise<string> {
-  const d = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -8,6 +8,7 @@ import { PlayerFeed } from "./feed.js";
 import { Identity } from "./identity.js";
 import { ProfilePage } from "./profile.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
+import { checked } from "./forms.js";
 import { GamePage } from "./game.js";
 import { t } from "./i18n.js";
 import { Lobby } from "./lobby.js";
@@ -109,7 +110,7 @@ function App(): JSX.Element {
             </select>
           </label>
           <label class="check">
-            <input type="checkbox" name="sound" checked={prefs.sound} onChange={(e) => update({ sound: (e.target as HTMLInputElement).checked })} />
+            <input type="checkbox" name="sound" checked={prefs.sound} onChange={checked((sound) => update({ sound }))} />
             {t(lang, "sound")}
           </label>
           <label class="check">
@@ -117,7 +118,7 @@ function App(): JSX.Element {
               type="checkbox"
               name="coordinates"
               checked={prefs.coordinates}
-              onChange={(e) => update({ coordinates: (e.target as HTMLInputElement).checked })}
+              onChange={checked((coordinates) => update({ coordinates }))}
             />
             {t(lang, "coordinates")}
           </label>
@@ -126,7 +127,7 @@ function App(): JSX.Element {
               type="checkbox"
               name="confirmMoves"
               checked={prefs.confirmMoves}
-              onChange={(e) => update({ confirmMoves: (e.target as HTMLInputElement).checked })}
+              onChange={checked((confirmMoves) => update({ confirmMoves }))}
             />
             {t(lang, "confirmMoves")}
           </label>

@@ -18,6 +18,7 @@ import { ChallengeForm } from "./challenges.js";
 import type { PlayerFeed } from "./feed.js";
 import { t, type Lang } from "./i18n.js";
 import { outcomeKey, rankLabel, ratingChart } from "./rating.js";
+import { downloadSgf } from "./sgf.js";
 
 const PAGE_SIZE = 20;
 const HISTORY_LIMIT = 200;
@@ -254,12 +255,7 @@ function Games(p: { players: PlayerClient; client: GameClient; playerId: string;
 
   const sgf = async (gameId: string) => {
     try {
-      const r = await p.client.exportSgf({ gameId });
-      const a = document.createElement("a");
-      a.href = URL.createObjectURL(new Blob([r.sgf], { type: "application/x-go-sgf" }));
-      a.download = `${gameId}.sgf`;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+      await downloadSgf(p.client, gameId);
     } catch (e) {
       setError(failure(e).message);
     }

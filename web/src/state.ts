@@ -441,6 +441,15 @@ export function presenceOf(state: GameState, color: "B" | "W"): SeatPresence | u
   return seat === "host" ? state.hostPresence : seat === "guest" ? state.guestPresence : undefined;
 }
 
+/** The opponent's presence as the player sees it, and whether the game may be claimed
+ * (absent from a game in play or being scored, with a claim time from the server). */
+export function opponentAway(s: GameState, me: "B" | "W" | undefined, serverNow: number): { away?: PresenceView; claimable: boolean } {
+  const opponent: "B" | "W" | undefined = me === "B" ? "W" : me === "W" ? "B" : undefined;
+  const away = opponent ? presenceView(presenceOf(s, opponent), serverNow) : undefined;
+  const inPlay = s.phase === Phase.PLAYING || s.phase === Phase.SCORING;
+  return { away, claimable: !!me && inPlay && !!away?.known && !away.present && away.claimInMs !== undefined };
+}
+
 /** The variant, once both bids are revealed and colours follow: who bid what, who plays
  * Black, the komi, and whether equal bids went by lot. */
 export interface BidOutcome {

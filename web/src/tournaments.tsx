@@ -23,10 +23,11 @@ import {
 } from "./client.js";
 import { bracketColumns } from "./bracket.js";
 import { takeSeat } from "./feed.js";
+import { BoardSizeSelect, checked, num } from "./forms.js";
 import { t, tf, type Key, type Lang } from "./i18n.js";
 import { describe } from "./lobby.js";
+import { keepWatching } from "./watch.js";
 
-const RECONNECT_MS = 1000;
 const LIST_REFRESH_MS = 5000;
 
 const PHASE: Record<number, Key> = {
@@ -95,7 +96,6 @@ function CreateTournament(p: { tournaments: TournamentClient; lang: Lang; onErro
   const [rated, setRated] = useState(true);
   const [checkInMin, setCheckInMin] = useState(5);
   const [busy, setBusy] = useState(false);
-  const num = (set: (v: number) => void) => (e: Event) => set(Number((e.target as HTMLInputElement).value));
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -137,11 +137,7 @@ function CreateTournament(p: { tournaments: TournamentClient; lang: Lang; onErro
         </label>
         <label>
           {t(lang, "boardSize")}
-          <select name="t-size" value={size} onChange={num(setSize)}>
-            <option value={9}>9×9</option>
-            <option value={13}>13×13</option>
-            <option value={19}>19×19</option>
-          </select>
+          <BoardSizeSelect name="t-size" value={size} onChange={setSize} />
         </label>
         <label>
           {t(lang, "groups")}
@@ -166,11 +162,11 @@ function CreateTournament(p: { tournaments: TournamentClient; lang: Lang; onErro
           <input name="t-check-in" type="number" min="0" value={checkInMin} onInput={num(setCheckInMin)} />
         </label>
         <label class="check">
-          <input type="checkbox" name="t-knockout" checked={knockout} onChange={(e) => setKnockout((e.target as HTMLInputElement).checked)} />
+          <input type="checkbox" name="t-knockout" checked={knockout} onChange={checked(setKnockout)} />
           {t(lang, "knockoutAfterGroups")}
         </label>
         <label class="check">
-          <input type="checkbox" name="t-rated" checked={rated} onChange={(e) => setRated((e.target as HTMLInputElement).checked)} />
+          <input type="checkbox" name="t-rated" checked={rated} onChange={checked(setRated)} />
           {t(lang, "rated")}
         </label>
         <button type="submit" disabled={busy || !name.trim()}>
@@ -191,27 +187,18 @@ function useTournament(tournaments: TournamentClient, id: string) {
     const abort = new AbortController();
     setTour(undefined);
     setNotFound(false);
-    void (async () => {
-      while (!abort.signal.aborted) {
-        try {
-          for await (const r of tournaments.watchTournament({ tournamentId: id }, { signal: abort.signal })) {
-            setOffline(false);
-            if (r.tournament) setTour(r.tournament);
-          }
-          // The stream ends when the tournament finishes: nothing more to wait for.
-          return;
-        } catch (e) {
-          if (abort.signal.aborted) return;
-          const f = failure(e);
-          if (f.kind === "not_found" || f.kind === "refused") {
-            setNotFound(true);
-            return;
-          }
-          setOffline(true);
+    void keepWatching(
+      abort.signal,
+      async () => {
+        for await (const r of tournaments.watchTournament({ tournamentId: id }, { signal: abort.signal })) {
+          setOffline(false);
+          if (r.tournament) setTour(r.tournament);
         }
-        await new Promise((r) => setTimeout(r, RECONNECT_MS));
-      }
-    })();
+        // The stream ends when the tournament finishes: nothing more to wait for.
+        return "done";
+      },
+      { gone: () => setNotFound(true), offline: () => setOffline(true) },
+    );
     return () => abort.abort();
   }, [tournaments, id]);
   return { tour, setTour, notFound, offline };

@@ -4,6 +4,8 @@
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { Server } from "./server.js";
+import { DESKTOP, PHONE as BIG_PHONE, createGame, join, moves, newPage, point } from "./pages.js";
+import { signIn } from "./people.js";
 import { createGameClient, createPlayerClient, requestId, TimeControlSchema } from "../../src/client.js";
 import { create } from "@bufbuild/protobuf";
 
@@ -16,43 +18,9 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => server?.stop());
 
-const DESKTOP = { viewport: { width: 1280, height: 800 } };
-const PHONE = { viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true };
-
-async function page(browser: Browser, opts = DESKTOP): Promise<Page> {
-  const ctx = await browser.newContext({ ...opts, baseURL: server.url });
-  return ctx.newPage();
-}
-
-/** Creates a game from the lobby's form; returns its id. */
-async function createGame(
-  p: Page,
-  form: { tc?: string; main?: string; periods?: string; period?: string; colour?: string; rated?: boolean; keepForm?: boolean } = {},
-) {
-  if (!form.keepForm) await p.goto("/");
-  await p.locator('select[name="size"]').selectOption("9");
-  await p.locator('select[name="colour"]').selectOption({ label: form.colour ?? "Black" });
-  await p.locator('select[name="tc"]').selectOption(form.tc ?? "none");
-  if (form.main !== undefined) await p.locator('input[name="main"]').fill(form.main);
-  if (form.periods !== undefined) await p.locator('input[name="periods"]').fill(form.periods);
-  if (form.period !== undefined) await p.locator('input[name="period"]').fill(form.period);
-  if (form.rated) await p.locator('input[name="rated"]').check();
-  await p.getByRole("button", { name: "Create" }).click();
-  await p.waitForURL(/#\/game\/.+/);
-  return decodeURIComponent(p.url().split("#/game/")[1]!);
-}
-
-async function join(p: Page, id: string) {
-  await p.goto("/");
-  await p.locator(`li[data-game="${id}"]`).getByRole("button", { name: /Join/ }).click();
-  await p.waitForURL(new RegExp(`#/game/${id}$`));
-}
-
-const point = (p: Page, x: number, y: number) => p.locator(`rect[data-x="${x}"][data-y="${y}"]`);
-
-async function moves(pages: Page[], n: number) {
-  for (const p of pages) await expect(p.getByTestId("moves").locator("li")).toHaveCount(n);
-}
+// A smaller phone than the other specs', as the screenshots' names say.
+const PHONE = { ...BIG_PHONE, viewport: { width: 360, height: 640 } };
+const page = (browser: Browser, opts: object = DESKTOP) => newPage(browser, server, opts);
 
 test("two players play 9x9 to the end, score it, and a spectator follows live and after a reload", async ({ browser }) => {
   const host = await page(browser);
@@ -257,12 +225,8 @@ test("the lobby names a signed-in host and marks rated games", async ({ browser 
 test("two guests sign in, play a rated game, and the leaderboard shows their new ratings", async ({ browser }) => {
   const hana = await page(browser);
   const ito = await page(browser, PHONE);
-  for (const [p, name] of [[hana, "Hana"], [ito, "Ito"]] as const) {
-    await p.goto("/");
-    await p.locator('input[name="guest-name"]').fill(name);
-    await p.locator('form.sign-in button[type="submit"]').click();
-    await expect(p.getByTestId("me")).toHaveText(name);
-  }
+  await signIn(hana, "Hana");
+  await signIn(ito, "Ito");
   const id = await createGame(hana, { rated: true });
   await join(ito, id);
   await hana.goto(`/#/game/${id}`);
@@ -285,12 +249,8 @@ test("two guests sign in, play a rated game, and the leaderboard shows their new
 test("quick play: two guests press the button and land in the same rated game", async ({ browser }) => {
   const kai = await page(browser);
   const lin = await page(browser, PHONE);
-  for (const [p, name] of [[kai, "Kai"], [lin, "Lin"]] as const) {
-    await p.goto("/");
-    await p.locator('input[name="guest-name"]').fill(name);
-    await p.locator('form.sign-in button[type="submit"]').click();
-    await expect(p.getByTestId("me")).toHaveText(name);
-  }
+  await signIn(kai, "Kai");
+  await signIn(lin, "Lin");
   // One seeks and cancels: nothing is left behind.
   await kai.getByRole("button", { name: /Play rated 9×9/ }).click();
   await expect(kai.getByTestId("seeking")).toBeVisible();

@@ -8,6 +8,8 @@ import { expect, test, type Browser, type BrowserContext, type Page } from "@pla
 import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Server } from "./server.js";
+import { DESKTOP, PHONE as BASE_PHONE, createGame, join, moves, newPage, point } from "./pages.js";
+import { signIn } from "./people.js";
 import { createGameClient, requestId, TimeControlSchema, type GameClient } from "../../src/client.js";
 import { create } from "@bufbuild/protobuf";
 
@@ -20,38 +22,8 @@ test.beforeAll(async () => {
 });
 test.afterAll(() => server?.stop());
 
-const DESKTOP = { viewport: { width: 1280, height: 800 } };
-const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 1 };
-
-async function page(browser: Browser, opts: object = DESKTOP, on: Server = server): Promise<Page> {
-  const ctx = await browser.newContext({ ...opts, baseURL: on.url });
-  return ctx.newPage();
-}
-
-/** Creates a game from the lobby's form; returns its id. */
-async function createGame(
-  p: Page,
-  form: { size?: string; tc?: string; main?: string; periods?: string; period?: string; freeSeats?: boolean; rated?: boolean } = {},
-) {
-  await p.goto("/");
-  await p.locator('select[name="size"]').selectOption(form.size ?? "9");
-  await p.locator('select[name="colour"]').selectOption({ label: "Black" });
-  await p.locator('select[name="tc"]').selectOption(form.tc ?? "none");
-  if (form.main !== undefined) await p.locator('input[name="main"]').fill(form.main);
-  if (form.periods !== undefined) await p.locator('input[name="periods"]').fill(form.periods);
-  if (form.period !== undefined) await p.locator('input[name="period"]').fill(form.period);
-  if (form.freeSeats) await p.locator('input[name="freeSeats"]').check();
-  if (form.rated) await p.locator('input[name="rated"]').check();
-  await p.getByRole("button", { name: "Create" }).click();
-  await p.waitForURL(/#\/game\/.+/);
-  return decodeURIComponent(p.url().split("#/game/")[1]!);
-}
-
-async function join(p: Page, id: string) {
-  await p.goto("/");
-  await p.locator(`li[data-game="${id}"]`).getByRole("button", { name: /Join/ }).click();
-  await p.waitForURL(new RegExp(`#/game/${id}$`));
-}
+const PHONE = { ...BASE_PHONE, deviceScaleFactor: 1 };
+const page = (browser: Browser, opts: object = DESKTOP, on: Server = server) => newPage(browser, on, opts);
 
 /** A game made and joined through the generated client from Node (as another app would),
  * its seats handed to the pages (Black the host); returns the id and both seats' clients. */
@@ -71,12 +43,6 @@ async function apiGame(pages: { host: Page; guest: Page }, settings: { boardSize
     await p.goto(`/#/game/${made.gameId}`);
   }
   return { id: made.gameId, host: api("host"), guest: api("guest") };
-}
-
-const point = (p: Page, x: number, y: number) => p.locator(`rect[data-x="${x}"][data-y="${y}"]`);
-
-async function moves(pages: Page[], n: number) {
-  for (const p of pages) await expect(p.getByTestId("moves").locator("li")).toHaveCount(n);
 }
 
 /** The whole board, coordinates included, inside the window without scrolling. */
@@ -421,12 +387,8 @@ test("the lobby: the host's own open game offers Open and Cancel; an error stays
 test("after a rated game: the rating change, and a rematch challenge to the signed-in opponent", async ({ browser }) => {
   const hana = await page(browser);
   const ito = await page(browser);
-  for (const [p, name] of [[hana, "Rin"], [ito, "Sai"]] as const) {
-    await p.goto("/");
-    await p.locator('input[name="guest-name"]').fill(name);
-    await p.locator('form.sign-in button[type="submit"]').click();
-    await expect(p.getByTestId("me")).toContainText(name);
-  }
+  await signIn(hana, "Rin");
+  await signIn(ito, "Sai");
   const gid = await createGame(hana, { rated: true });
   await join(ito, gid);
   await hana.goto(`/#/game/${gid}`);

@@ -1,24 +1,15 @@
 // Helpers for the players' and tournaments' browser tests: guests signed in through the
 // page or made from Node, and rated games played quickly from Node (two moves, then a
 // resignation), as another app of the service would.
-import { expect, type Browser, type Page } from "@playwright/test";
+import { expect, type Page } from "@playwright/test";
 import { createGameClient, createPlayerClient, requestId, TimeControlSchema, ColorChoice } from "../../src/client.js";
 import { create } from "@bufbuild/protobuf";
 import type { Server } from "./server.js";
-
-export const DESKTOP = { viewport: { width: 1280, height: 800 } };
-export const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
-export const SHOTS = "screenshots";
 
 export interface Guest {
   id: string;
   name: string;
   token: string;
-}
-
-export async function newPage(browser: Browser, server: Server, opts: object = DESKTOP): Promise<Page> {
-  const ctx = await browser.newContext({ ...opts, baseURL: server.url });
-  return ctx.newPage();
 }
 
 /** Signs in through the page's guest form; returns the guest as the page keeps it. */

@@ -5,7 +5,8 @@
 import { expect, test } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { Server } from "./server.js";
-import { DESKTOP, PHONE, SHOTS, asGuest, guest, newPage, ratedGame, signIn } from "./people.js";
+import { DESKTOP, PHONE, SHOTS, newPage } from "./pages.js";
+import { asGuest, guest, ratedGame, signIn } from "./people.js";
 import { createGameClient } from "../../src/client.js";
 
 let server: Server;

@@ -5,7 +5,8 @@
 import { expect, test } from "@playwright/test";
 import { mkdirSync } from "node:fs";
 import { Server } from "./server.js";
-import { SHOTS, newPage, signIn } from "./people.js";
+import { SHOTS, newPage } from "./pages.js";
+import { signIn } from "./people.js";
 
 let server: Server;
 
