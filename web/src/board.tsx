@@ -16,6 +16,8 @@ export interface BoardProps {
   marked?: { x: number; y: number }[];
   /** Scoring: who each point counts for, rows as `rows` ("x" Black, "o" White, "." neither). */
   owners?: string[];
+  /** A score estimate: each point's ownership, row by row, -1 White .. +1 Black. */
+  estimate?: number[];
   /** A move proposed by a first tap, waiting for its confirmation (touch screens). */
   candidate?: { x: number; y: number; color: "B" | "W" };
   /** A move made but not yet answered by the server (sent again when the connection returns). */
@@ -92,6 +94,14 @@ export function Board(p: BoardProps): JSX.Element {
           <rect key={`own${key}`} class={`owner ${owner === "x" ? "black" : "white"}`} x={x - 0.18} y={y - 0.18} width={0.36} height={0.36} />,
         );
       }
+      // The estimate: a square of the likely owner's colour, larger the surer it is.
+      const share = p.estimate?.[y * n + x];
+      if (share !== undefined && Math.abs(share) >= 0.2 && (c === "." || isDead)) {
+        const half = 0.1 + 0.2 * Math.abs(share);
+        stones.push(
+          <rect key={`est${key}`} class={`owner estimated ${share > 0 ? "black" : "white"}`} x={x - half} y={y - half} width={2 * half} height={2 * half} />,
+        );
+      }
       const name = pointName({ x, y }, n);
       const what = c === "x" ? "black stone" : c === "o" ? "white stone" : "empty";
       targets.push(
@@ -106,6 +116,7 @@ export function Board(p: BoardProps): JSX.Element {
           data-y={y}
           data-point={name}
           data-owner={p.owners ? ({ x: "B", o: "W" } as Record<string, string>)[p.owners[y]?.[x] ?? ""] ?? "-" : undefined}
+          data-estimate={share === undefined ? undefined : share >= 0.2 ? "B" : share <= -0.2 ? "W" : "-"}
           role="button"
           aria-label={`${name}, ${what}${isDead ? ", dead" : ""}`}
           onPointerEnter={() => setHover({ x, y })}

@@ -7,6 +7,7 @@ import { Code, Color, ConnectError, Parity, Phase, failure, requestId, sha256Hex
 import { Board, useBoardFit } from "./board.js";
 import { useAnnouncements } from "./game-announce.js";
 import { Controls } from "./game-controls.js";
+import { EstimatePanel, useEstimate } from "./game-estimate.js";
 import { ClaimPanel, Players } from "./game-players.js";
 import { Ask, ConfirmResign, Dismissable, Waiting } from "./game-prompts.js";
 import { ResultPanel, ScorePanel, useRatingChange } from "./game-score.js";
@@ -106,6 +107,7 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string; 
   }
 
   const board = useBoardFit();
+  const estimate = useEstimate(client, gameId, Number(s?.seq ?? 0));
 
   if (game.notFound) {
     return (
@@ -202,8 +204,9 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string; 
           size={size}
           rows={s.board}
           lastMove={s.lastMove}
-          dead={scoring || phase === Phase.FINISHED ? s.deadStones : undefined}
+          dead={scoring || phase === Phase.FINISHED ? s.deadStones : estimate.shown?.dead}
           owners={scoring ? s.scoring?.owners.length ? s.scoring.owners : undefined : undefined}
+          estimate={phase === Phase.PLAYING ? estimate.shown?.ownership : undefined}
           marked={placing ? handicapStones : undefined}
           candidate={candidate && me ? { ...candidate, color: me } : undefined}
           pending={pending.find((q) => q.stone)?.stone}
@@ -250,6 +253,7 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string; 
             {told.notice}
           </Dismissable>
         ) : null}
+        {phase === Phase.PLAYING ? <EstimatePanel lang={lang} estimate={estimate} /> : null}
         {s.settings?.freeSeats ? <VariantPanel lang={lang} s={s} seat={seat?.seat} nextStone={seatStone} /> : null}
         {claimable && away ? (
           <ClaimPanel

@@ -102,6 +102,11 @@ impl DeadEstimate {
     /// colour (see [`DeadEstimate::links`]). Deterministic: the generator is seeded from the
     /// position.
     pub fn estimate(&self, state: &State) -> Vec<Point> {
+        self.judge(state).dead
+    }
+
+    /// [`DeadEstimate::estimate`], with the playouts' ownership it was judged by.
+    pub(crate) fn judge(&self, state: &State) -> Judged {
         let board = state.board();
         let mut dead: Vec<Point> = benson::unconditionally_dead(board);
         // Stones whose fate Benson's analysis already decides (dead or pass-alive), by index.
@@ -216,8 +221,17 @@ impl DeadEstimate {
         }
         dead.sort_by_key(|p| (p.y, p.x));
         dead.dedup();
-        dead
+        Judged { dead, owned, playouts }
     }
+}
+
+/// What an estimate found: the dead stones, and how often Black and White owned each point
+/// (by padded index) in the playouts it ran (none when Benson's analysis settled every
+/// stone).
+pub(crate) struct Judged {
+    pub dead: Vec<Point>,
+    pub owned: Vec<[u32; 2]>,
+    pub playouts: u32,
 }
 
 /// Un-proposes every proposed chain safely linked (see [`DeadEstimate::links`]) to a

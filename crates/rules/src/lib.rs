@@ -26,6 +26,7 @@ mod board;
 mod color;
 mod coord;
 mod dead;
+pub mod estimate;
 mod handicap;
 mod perft;
 mod playout;

@@ -354,6 +354,29 @@ fn presence_to(p: &SeatPresence) -> pb::SeatPresence {
     }
 }
 
+/// A score estimate of the game at `seq`.
+pub fn estimate_to(e: weiqi_rules::estimate::Estimate, seq: u64) -> pb::EstimateScoreResponse {
+    pb::EstimateScoreResponse {
+        seq,
+        ownership: e.ownership,
+        dead_stones: e.dead.iter().map(|&p| point_to(p)).collect(),
+        black_points: e.score.black,
+        white_points: e.score.white,
+        white_minus_black: e.score.white_minus_black,
+        text: score_text(e.score.white_minus_black),
+        playouts: e.playouts,
+    }
+}
+
+/// A count's result as SGF writes it: "B+3.5", "W+0.5", "0".
+fn score_text(white_minus_black: f64) -> String {
+    match white_minus_black.partial_cmp(&0.0) {
+        Some(std::cmp::Ordering::Greater) => format!("W+{white_minus_black}"),
+        Some(std::cmp::Ordering::Less) => format!("B+{}", -white_minus_black),
+        _ => "0".to_string(),
+    }
+}
+
 /// The count under a proposal; the owners' rows only in a view that carries the board.
 fn scoring_to(s: &Scoring, width: u8, with_owners: bool) -> pb::ScoringView {
     let owners: String = s
@@ -375,11 +398,7 @@ fn scoring_to(s: &Scoring, width: u8, with_owners: bool) -> pb::ScoringView {
         black_points: s.score.black,
         white_points: s.score.white,
         white_minus_black: d,
-        text: match d.partial_cmp(&0.0) {
-            Some(std::cmp::Ordering::Greater) => format!("W+{d}"),
-            Some(std::cmp::Ordering::Less) => format!("B+{}", -d),
-            _ => "0".to_string(),
-        },
+        text: score_text(d),
     }
 }
 

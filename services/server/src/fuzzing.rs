@@ -109,7 +109,7 @@ async fn call(svc: &GameSvc<MemoryStore>, op: u8, body: &[u8], token: Option<&st
             svc.$method(request(r, token)).await.is_ok()
         }};
     }
-    match op % 31 {
+    match op % 32 {
         0 => mutating!(play, pb::PlayRequest),
         1 => mutating!(pass, pb::PassRequest),
         2 => mutating!(resign, pb::ResignRequest),
@@ -140,6 +140,7 @@ async fn call(svc: &GameSvc<MemoryStore>, op: u8, body: &[u8], token: Option<&st
         27 => mutating!(commit_bid, pb::CommitBidRequest),
         28 => mutating!(reveal_bid, pb::RevealBidRequest),
         29 => mutating!(claim_abandoned, pb::ClaimAbandonedRequest),
+        30 => plain!(estimate_score, pb::EstimateScoreRequest),
         _ => {
             // A Play aimed at the game with a point from the bytes: far more of these
             // are legal than decoded ones.

@@ -19,6 +19,7 @@ pub mod calls;
 pub mod config;
 pub mod convert;
 pub mod cors;
+pub mod estimates;
 pub mod fuzzing;
 pub mod hub;
 pub mod limits;
@@ -289,7 +290,7 @@ async fn serve<S: EventStore>(
     let limits = cfg.limits.clone();
     let svc = shared_watch::SharedWatch::new(
         GameSvc::new(hub.clone(), cfg.lag_allowance_ms)
-            .with_quotas(limits::Quotas::new(&limits))
+            .with_limits(&limits)
             .with_players(players.clone()),
         limits.max_message_bytes,
     );

@@ -54,6 +54,12 @@ pub struct Limits {
     pub create_burst: u32,
     /// WatchGame streams one client may hold open at once; 0 for no limit.
     pub watch_streams_per_client: u32,
+    /// Score estimates (EstimateScore, each a few milliseconds of a core) one client may
+    /// ask for per minute, in bursts of up to `estimate_burst`; 0 for no limit.
+    pub estimates_per_minute: u32,
+    pub estimate_burst: u32,
+    /// Estimates computed at once by the whole server (0: one per core); more wait.
+    pub concurrent_estimates: u32,
 }
 
 impl Default for Limits {
@@ -70,6 +76,9 @@ impl Default for Limits {
             creates_per_minute: 60,
             create_burst: 20,
             watch_streams_per_client: 200,
+            estimates_per_minute: 30,
+            estimate_burst: 10,
+            concurrent_estimates: 0,
         }
     }
 }
@@ -85,6 +94,8 @@ type Keyed = RateLimiter<
 pub struct Quotas {
     /// `None`: no limit.
     creates: Option<Keyed>,
+    /// `None`: no limit.
+    estimates: Option<Keyed>,
     clock: governor::clock::DefaultClock,
     watches: Mutex<HashMap<IpAddr, u32>>,
     max_watches: u32,
@@ -92,11 +103,14 @@ pub struct Quotas {
 
 impl Quotas {
     pub fn new(l: &Limits) -> Arc<Quotas> {
-        let per_minute = NonZeroU32::new(l.creates_per_minute.max(1)).expect("nonzero");
-        let burst = NonZeroU32::new(l.create_burst.max(1)).expect("nonzero");
+        let keyed = |per_minute: u32, burst: u32| {
+            let rate = NonZeroU32::new(per_minute.max(1)).expect("nonzero");
+            let burst = NonZeroU32::new(burst.max(1)).expect("nonzero");
+            (per_minute > 0).then(|| RateLimiter::hashmap(Quota::per_minute(rate).allow_burst(burst)))
+        };
         Arc::new(Quotas {
-            creates: (l.creates_per_minute > 0)
-                .then(|| RateLimiter::hashmap(Quota::per_minute(per_minute).allow_burst(burst))),
+            creates: keyed(l.creates_per_minute, l.create_burst),
+            estimates: keyed(l.estimates_per_minute, l.estimate_burst),
             clock: governor::clock::DefaultClock::default(),
             watches: Mutex::new(HashMap::new()),
             max_watches: l.watch_streams_per_client,
@@ -105,16 +119,35 @@ impl Quotas {
 
     /// One more game created by `client`, or RESOURCE_EXHAUSTED with when to retry.
     pub fn create(&self, client: Option<IpAddr>) -> Result<(), Status> {
-        let (Some(ip), Some(creates)) = (client, &self.creates) else {
+        self.take(
+            &self.creates,
+            client,
+            "creates_per_minute",
+            "too many games created; retry later",
+        )
+    }
+
+    /// One more score estimate for `client`, or RESOURCE_EXHAUSTED with when to retry.
+    pub fn estimate(&self, client: Option<IpAddr>) -> Result<(), Status> {
+        self.take(
+            &self.estimates,
+            client,
+            "estimates_per_minute",
+            "too many score estimates; retry later",
+        )
+    }
+
+    fn take(&self, limiter: &Option<Keyed>, client: Option<IpAddr>, quota: &str, msg: &str) -> Result<(), Status> {
+        let (Some(ip), Some(limiter)) = (client, limiter) else {
             return Ok(());
         };
-        creates.check_key(&ip).map_err(|not_until| {
+        limiter.check_key(&ip).map_err(|not_until| {
             let wait = not_until.wait_time_from(self.clock.now());
-            exhausted("creates_per_minute", "too many games created; retry later", wait)
+            exhausted(quota, msg, wait)
         })?;
         // (Forgets clients whose buckets are full again, so the map stays small.)
-        if creates.len() > 100_000 {
-            creates.retain_recent();
+        if limiter.len() > 100_000 {
+            limiter.retain_recent();
         }
         Ok(())
     }
@@ -196,6 +229,24 @@ mod tests {
         );
         // Another client is not affected.
         q.create(b).unwrap();
+    }
+
+    #[test]
+    fn estimates_have_their_own_quota() {
+        let q = Quotas::new(&Limits {
+            estimates_per_minute: 1,
+            estimate_burst: 2,
+            ..Limits::default()
+        });
+        let a = Some("10.0.0.1".parse().unwrap());
+        q.estimate(a).unwrap();
+        q.estimate(a).unwrap();
+        let err = q.estimate(a).unwrap_err();
+        assert_eq!(err.code(), Code::ResourceExhausted);
+        let info = err.get_details_error_info().unwrap();
+        assert_eq!(info.metadata["quota"], "estimates_per_minute");
+        // Creating games is another budget.
+        q.create(a).unwrap();
     }
 
     #[test]

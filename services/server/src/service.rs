@@ -15,6 +15,7 @@ use weiqi_store::EventStore;
 use crate::auth;
 use crate::calls::PlayerCall;
 use crate::convert;
+use crate::estimates::Estimates;
 use crate::hub::{Broadcast, Caller, Hub, Mutation};
 use crate::limits::Quotas;
 use crate::players::Players;
@@ -27,6 +28,7 @@ pub struct GameSvc<S> {
     quotas: Arc<Quotas>,
     /// Who a CreateGame or JoinGame caller is (none: every seat is anonymous).
     players: Option<Arc<Players>>,
+    estimates: Estimates,
 }
 
 impl<S: EventStore> GameSvc<S> {
@@ -36,7 +38,15 @@ impl<S: EventStore> GameSvc<S> {
             default_lag_ms,
             quotas: Quotas::new(&crate::limits::Limits::default()),
             players: None,
+            estimates: Estimates::new(0),
         }
+    }
+
+    /// Per-client quotas and the estimates' bound, as the server's limits say.
+    pub fn with_limits(mut self, limits: &crate::limits::Limits) -> GameSvc<S> {
+        self.quotas = Quotas::new(limits);
+        self.estimates = Estimates::new(limits.concurrent_estimates);
+        self
     }
 
     /// Seats taken with a player's credential record the player (rated games need it).
@@ -80,12 +90,6 @@ impl<S: EventStore> GameSvc<S> {
             )),
             (None, None) => Ok(None),
         }
-    }
-
-    /// With per-client quotas other than the defaults.
-    pub fn with_quotas(mut self, quotas: Arc<Quotas>) -> GameSvc<S> {
-        self.quotas = quotas;
-        self
     }
 
     /// Every player's command: the command and the mutation from the request, the seat
@@ -192,6 +196,16 @@ game_service! {
             seat_token,
             state: Some(convert::view_to(&game)),
         }))
+    }
+
+    async fn estimate_score(
+        &self,
+        request: Request<pb::EstimateScoreRequest>,
+    ) -> Result<Response<pb::EstimateScoreResponse>, Status> {
+        self.quotas.estimate(request.remote_addr().map(|a| a.ip()))?;
+        let (state, seq) = self.hub.position(&request.get_ref().game_id).await?;
+        let estimate = self.estimates.estimate(state).await.map_err(status::estimate_error)?;
+        Ok(Response::new(convert::estimate_to(estimate, seq)))
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GetGameResponse>, Status> {

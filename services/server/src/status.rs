@@ -164,6 +164,15 @@ pub fn hub_error(e: HubError) -> Status {
     }
 }
 
+/// Why a score estimate was not made.
+pub fn estimate_error(e: crate::estimates::EstimateError) -> Status {
+    use crate::estimates::EstimateError;
+    match &e {
+        EstimateError::Count(_) => error(Code::Internal, "estimate_failed", e.to_string(), &[]),
+        EstimateError::Stopping => error(Code::Unavailable, "shutting_down", e.to_string(), &[]),
+    }
+}
+
 /// A store failure as a status (UNAVAILABLE, INTERNAL, ABORTED for conflicts).
 pub fn store(e: StoreError) -> Status {
     store_error(e)

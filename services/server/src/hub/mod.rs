@@ -209,6 +209,20 @@ impl<S: EventStore> Hub<S> {
         entry.presence.view(now, in_play, self.abandon_after_ms)
     }
 
+    /// A game's position and sequence number, for an analysis of it; refused as in the
+    /// wrong phase before it has a board.
+    pub async fn position(self: &Arc<Self>, game_id: &str) -> Result<(weiqi_rules::State, u64), HubError> {
+        let mut entry = self.lock(game_id).await?;
+        let game = entry.game.get();
+        match game.state() {
+            Some(state) => Ok((state.clone(), game.seq())),
+            None => Err(HubError::Rejected {
+                rejection: weiqi_game::Rejection::WrongPhase(game.phase()),
+                at: entry.at(game_id),
+            }),
+        }
+    }
+
     /// A game's record as SGF; `None` before it has a board.
     pub async fn sgf(self: &Arc<Self>, game_id: &str) -> Result<Option<String>, HubError> {
         Ok(self.lock(game_id).await?.game.get().to_sgf())
