@@ -1,7 +1,7 @@
 // The signed-in player in the header: the name (a link to their profile), then the
 // rating and rank of the board size they last played rated ("Alice · 1500 · 6k?", the "?"
-// while provisional). Read again whenever the feed says one of their games ended, and
-// once a minute in case a feed event was missed.
+// while provisional). Read again whenever the feed says one of their games ended or
+// (re)subscribes, and once a minute in case a feed event was missed.
 import { useEffect, useState } from "preact/hooks";
 import type { JSX } from "preact";
 import type { PlayerClient, Rating } from "./client.js";
@@ -23,11 +23,14 @@ export function Identity(p: { players: PlayerClient; feed: PlayerFeed; id: strin
         .catch(() => undefined);
     void read();
     // A rating is recorded as its game ends: read a moment later too, in case the
-    // feed's event came first.
+    // feed's event came first. A feed that (re)subscribes may have missed games that
+    // ended while it was not open: read then too.
     const off = p.feed.on((ev) => {
       if (ev.event.case === "gameEnded") {
         void read();
         setTimeout(read, 1500);
+      } else if (ev.event.case === "subscribed") {
+        void read();
       }
     });
     const timer = setInterval(read, REFRESH_MS);
