@@ -89,8 +89,8 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
             links: args.dead_links,
         },
     );
-    let stdin = std::io::stdin().lock();
+    // (Standard input on a thread of its own: a live analysis stops when a line arrives.)
     let stdout = std::io::stdout().lock();
-    weiqi_gtp::serve(&mut engine, stdin, stdout)?;
+    weiqi_gtp::serve_input(&mut engine, &mut weiqi_gtp::StdinInput::new(), stdout)?;
     Ok(())
 }

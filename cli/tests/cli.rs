@@ -276,6 +276,58 @@ fn gtp_engine_over_stdio() {
     assert_eq!(answers[8], "=");
 }
 
+/// Live analysis over standard input and output, as Sabaki and Lizzie drive it: `=` at
+/// once, a line of candidates every interval for as long as the GUI sends nothing, and the
+/// answer ended by the next line it sends, which is then answered in turn.
+#[test]
+fn gtp_live_analysis_runs_until_the_gui_sends_a_line() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_weiqi"))
+        .args(["gtp", "--player", "mcts"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run weiqi gtp");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = || {
+        let mut l = String::new();
+        out.read_line(&mut l).unwrap();
+        l.trim_end().to_string()
+    };
+    stdin
+        .write_all(b"boardsize 9\nkata-analyze interval 5 ownership true\n")
+        .unwrap();
+    stdin.flush().unwrap();
+    assert_eq!((line(), line()), ("=".to_string(), String::new()), "boardsize's answer");
+    assert_eq!(line(), "=", "the analysis starts");
+    // Lines keep coming while the GUI is silent.
+    for _ in 0..3 {
+        let l = line();
+        assert!(l.starts_with("info move ") && l.contains(" ownership "), "{l}");
+    }
+    stdin.write_all(b"name\nquit\n").unwrap();
+    stdin.flush().unwrap();
+    let mut rest = Vec::new();
+    loop {
+        let l = line();
+        if l == "= weiqi" {
+            break;
+        }
+        rest.push(l);
+    }
+    assert_eq!(
+        rest.last().map(String::as_str),
+        Some(""),
+        "the analysis ended by an empty line: {rest:?}"
+    );
+    assert!(
+        rest[..rest.len() - 1].iter().all(|l| l.starts_with("info move ")),
+        "{rest:?}"
+    );
+    assert!(child.wait().unwrap().success());
+}
+
 /// `weiqi match` of two small engines (the light and the uniform player) finishes and
 /// prints consistent counts.
 #[test]

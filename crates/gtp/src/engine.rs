@@ -5,6 +5,7 @@ use std::time::Duration;
 use weiqi_rules::sgf::GameRecord;
 use weiqi_rules::{Color, DeadEstimate, MAX_SIZE, MIN_SIZE, Move, Point, Preset, Rules, State};
 
+use crate::analysis::{Dialect, Request as AnalysisRequest};
 use crate::player::{Choice, Player};
 use crate::protocol::{Line, Reply};
 use crate::timing::{Left, TimeSettings};
@@ -37,6 +38,8 @@ pub const COMMANDS: &[&str] = &[
     "loadsgf",
     "printsgf",
     "kgs-rules",
+    "lz-analyze",
+    "kata-analyze",
 ];
 
 /// A GTP engine over the rules crate.
@@ -120,6 +123,37 @@ impl GtpEngine {
     /// An empty board of `size` under the rules and komi in force.
     fn fresh(&self, size: u8) -> State {
         State::new(size, self.rules()).expect("sizes are checked before")
+    }
+
+    /// An analyze command's request (`lz-analyze`, `kata-analyze`); `None` for any other
+    /// command. Its answer is streamed by [`crate::serve`].
+    pub fn analysis(cmd: &Line) -> Option<Result<AnalysisRequest, String>> {
+        let dialect = match cmd.name.as_str() {
+            "lz-analyze" => Dialect::Lz,
+            "kata-analyze" => Dialect::Kata,
+            _ => return None,
+        };
+        Some(AnalysisRequest::parse(&cmd.args, dialect))
+    }
+
+    /// One line of a live analysis: the player searches `req.interval` longer and tells
+    /// its candidates (and the ownership, when asked for, from the analyzed colour's point
+    /// of view); an error when the player does not search.
+    pub fn analysis_line(&mut self, req: &AnalysisRequest) -> Result<String, String> {
+        let color = req.color.unwrap_or(self.state.to_move());
+        let candidates = self
+            .player
+            .analyze(&self.state, color, req.interval)
+            .ok_or_else(|| format!("player {} does not search: use --player mcts", self.player.name()))?;
+        let ownership = req
+            .ownership
+            .then(|| weiqi_rules::estimate::estimate(&self.state).ok())
+            .flatten()
+            .map(|e| {
+                let sign = if color == Color::Black { 1.0 } else { -1.0 };
+                e.ownership.iter().map(|v| sign * v).collect::<Vec<f32>>()
+            });
+        Ok(req.line(&candidates, ownership.as_deref(), self.size()))
     }
 
     /// Answers one command.

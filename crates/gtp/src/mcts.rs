@@ -9,6 +9,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use weiqi_rules::{Color, DeadEstimate, Move, MoveHints, Playout, PlayoutOptions, Point, Policy, State};
 
+use crate::analysis::Candidate;
 use crate::player::{Choice, Player, to_move};
 use crate::timing::Budget;
 
@@ -386,6 +387,33 @@ impl Tree {
         }
     }
 
+    /// The visits of the root's move `mv`.
+    fn visits_of(&self, mv: Move) -> u32 {
+        self.root_stats().iter().find(|x| x.0 == mv).map_or(0, |x| x.1)
+    }
+
+    /// The principal variation from the root's move `mv`: at each node on, its most
+    /// visited child, at most `len` moves.
+    fn pv(&self, mv: Move, len: usize) -> Vec<Move> {
+        let r = &self.nodes[ROOT as usize];
+        let mut node = (r.first..r.first + r.count).find(|&k| self.nodes[k as usize].mv == mv);
+        let mut pv = Vec::new();
+        while let Some(k) = node {
+            let n = &self.nodes[k as usize];
+            pv.push(n.mv);
+            if pv.len() >= len {
+                break;
+            }
+            node = (n.first..n.first + n.count)
+                .filter(|&c| self.nodes[c as usize].visits > 0)
+                .max_by_key(|&c| self.nodes[c as usize].visits);
+        }
+        if pv.is_empty() {
+            pv.push(mv);
+        }
+        pv
+    }
+
     /// Visits and wins of each root move.
     fn root_stats(&self) -> Vec<(Move, u32, f32)> {
         let r = &self.nodes[ROOT as usize];
@@ -418,7 +446,83 @@ impl MctsPlayer {
     }
 }
 
+impl MctsPlayer {
+    /// The threads' trees for a search of `root` (`state` with the colour asked for to
+    /// move): each kept when it leads to this position, a fresh one otherwise.
+    fn trees_for(&mut self, state: &State, root: &State) -> Vec<Tree> {
+        let threads = self.settings.threads;
+        let old = std::mem::take(&mut self.trees);
+        let mut trees: Vec<Tree> = old
+            .into_iter()
+            .filter_map(|mut t| (root.to_move() == state.to_move() && t.advance_to(root)).then_some(t))
+            .collect();
+        while trees.len() < threads {
+            let seed = self.settings.seed ^ (self.moves_made << 8) ^ trees.len() as u64;
+            trees.push(Tree::new(root, seed, self.settings.policy));
+        }
+        trees.truncate(threads);
+        trees
+    }
+}
+
+/// Runs each tree on its own thread until `per_thread` simulations (0: no bound) or the
+/// deadline.
+fn search(trees: &mut [Tree], root: &State, per_thread: usize, deadline: Instant, cleanup: bool) {
+    std::thread::scope(|s| {
+        for t in trees.iter_mut() {
+            s.spawn(move || {
+                let mut done = 0;
+                while (per_thread == 0 || done < per_thread) && (done % 16 != 0 || Instant::now() < deadline) {
+                    t.simulate(root, cleanup);
+                    done += 1;
+                }
+            });
+        }
+    });
+}
+
+/// Root parallelism: the threads' root statistics summed by move.
+fn merged(trees: &[Tree]) -> Vec<(Move, u32, f32)> {
+    let mut total: Vec<(Move, u32, f32)> = Vec::new();
+    for t in trees {
+        for (mv, n, w) in t.root_stats() {
+            match total.iter_mut().find(|x| x.0 == mv) {
+                Some(x) => (x.1, x.2) = (x.1 + n, x.2 + w),
+                None => total.push((mv, n, w)),
+            }
+        }
+    }
+    total
+}
+
 impl Player for MctsPlayer {
+    fn analyze(&mut self, state: &State, color: Color, slice: std::time::Duration) -> Option<Vec<Candidate>> {
+        let root = to_move(state, color);
+        let mut trees = self.trees_for(state, &root);
+        search(&mut trees, &root, 0, Instant::now() + slice, false);
+        let mut total = merged(&trees);
+        total.sort_by_key(|x| std::cmp::Reverse(x.1));
+        let candidates = total
+            .into_iter()
+            .map(|(mv, n, w)| {
+                // The variation from the tree that searched this move most.
+                let pv = trees
+                    .iter()
+                    .max_by_key(|t| t.visits_of(mv))
+                    .map_or_else(|| vec![mv], |t| t.pv(mv, crate::analysis::PV_LENGTH));
+                Candidate {
+                    mv,
+                    visits: n,
+                    winrate: if n > 0 { w as f64 / n as f64 } else { 0.0 },
+                    prior: 0.0,
+                    pv,
+                }
+            })
+            .collect();
+        self.trees = trees;
+        Some(candidates)
+    }
+
     fn name(&self) -> String {
         "mcts".into()
     }
@@ -428,43 +532,11 @@ impl Player for MctsPlayer {
         if root.legal_moves().len() <= 1 {
             return Choice::Play(Move::Pass);
         }
-        let threads = self.settings.threads;
-        // Reuse each thread's tree when it leads to this position; a fresh one otherwise.
-        let old = std::mem::take(&mut self.trees);
-        let mut trees: Vec<Tree> = old
-            .into_iter()
-            .filter_map(|mut t| (root.to_move() == state.to_move() && t.advance_to(&root)).then_some(t))
-            .collect();
-        while trees.len() < threads {
-            let seed = self.settings.seed ^ (self.moves_made << 8) ^ trees.len() as u64;
-            trees.push(Tree::new(&root, seed, self.settings.policy));
-        }
-        trees.truncate(threads);
+        let mut trees = self.trees_for(state, &root);
         self.moves_made += 1;
-        let per_thread = (self.settings.playouts as usize).div_ceil(threads);
-        let deadline = Instant::now() + budget.time;
-        std::thread::scope(|s| {
-            for t in trees.iter_mut() {
-                let root = &root;
-                s.spawn(move || {
-                    let mut done = 0;
-                    while (per_thread == 0 || done < per_thread) && (done % 16 != 0 || Instant::now() < deadline) {
-                        t.simulate(root, cleanup);
-                        done += 1;
-                    }
-                });
-            }
-        });
-        // Root parallelism: the threads' root statistics summed by move.
-        let mut total: Vec<(Move, u32, f32)> = Vec::new();
-        for t in &trees {
-            for (mv, n, w) in t.root_stats() {
-                match total.iter_mut().find(|x| x.0 == mv) {
-                    Some(x) => (x.1, x.2) = (x.1 + n, x.2 + w),
-                    None => total.push((mv, n, w)),
-                }
-            }
-        }
+        let per_thread = (self.settings.playouts as usize).div_ceil(self.settings.threads);
+        search(&mut trees, &root, per_thread, Instant::now() + budget.time, cleanup);
+        let total = merged(&trees);
         self.trees = trees;
         let visits: u32 = total.iter().map(|x| x.1).sum();
         let Some(&(best, n, w)) = total

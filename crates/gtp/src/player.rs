@@ -40,6 +40,13 @@ pub trait Player {
         None
     }
 
+    /// Searches `state` for `color` about `slice` longer (a GUI's live analysis asks again
+    /// and again, and a searching player keeps what it found), and gives its candidates
+    /// so far, best first; none when the player does not search.
+    fn analyze(&mut self, _state: &State, _color: Color, _slice: std::time::Duration) -> Option<Vec<crate::Candidate>> {
+        None
+    }
+
     /// The dead stones at the end of `state`'s game as the player sees them, when it keeps
     /// its own count (an engine's `final_status_list dead`); the referee counts with them
     /// when both players agree.
