@@ -5,6 +5,7 @@ mod gtp;
 mod matchup;
 mod referee;
 mod replay;
+mod review;
 mod trainloop;
 
 use std::process::ExitCode;
@@ -237,6 +238,9 @@ enum Command {
     /// Plays two GTP engines against each other (colours alternating), refereed by the
     /// rules: an illegal move loses, the end is counted by area.
     Match(matchup::MatchArgs),
+    /// Reviews a game (SGF) with the tree search: every move's win rates before and after,
+    /// the search's choice, what the move lost, and the biggest mistakes.
+    Review(review::ReviewArgs),
     /// Runs a game script (JSON lines) through the referee library and prints every event.
     Referee { script: std::path::PathBuf },
     /// Benchmarks.
@@ -304,6 +308,7 @@ fn main() -> ExitCode {
         Command::Gtp(args) => gtp::run(args).map(|()| ExitCode::SUCCESS),
         Command::Bot(args) => weiqi_bot::run(args),
         Command::Match(args) => matchup::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Review(args) => review::run(args),
         Command::Train(args) => train(args),
         Command::Loop(args) => trainloop::run(args),
         Command::Arena {

@@ -452,3 +452,57 @@ fn match_against_gnu_go() {
     // GNU Go beats a random player.
     assert_eq!(v["a_wins"], 2, "{v}");
 }
+
+/// `weiqi review`: a game in which Black ignores the capture that decides a race (move 15,
+/// J9 instead of B5) and White takes it; the review names that move the biggest mistake,
+/// with B5 as the search's choice, and every other of Black's moves as a smaller one.
+#[test]
+fn review_finds_the_blunder_that_loses_a_race() {
+    let moves = [
+        "A6", "A5", "B6", "B4", "C5", "A4", "C4", "A3", "B3", "A7", "A2", "B7", "G5", "C6", "J9", "B5",
+    ];
+    let sgf_point = |v: &str| {
+        let col = "ABCDEFGHJ".find(&v[..1]).unwrap() as u8;
+        let row: u8 = v[1..].parse().unwrap();
+        format!("{}{}", (b'a' + col) as char, (b'a' + 9 - row) as char)
+    };
+    let body: String = moves
+        .iter()
+        .enumerate()
+        .map(|(k, v)| format!(";{}[{}]", if k % 2 == 0 { "B" } else { "W" }, sgf_point(v)))
+        .collect();
+    let dir = std::env::temp_dir().join(format!("weiqi-review-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("blunder.sgf");
+    std::fs::write(&file, format!("(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]{body})")).unwrap();
+    let (code, out, err) = weiqi(&["review", file.to_str().unwrap(), "--json", "--visits", "2000"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(out.trim()).unwrap();
+    let reviewed = v["moves"].as_array().unwrap();
+    assert_eq!(reviewed.len(), moves.len());
+    let blunder = &reviewed[14];
+    assert_eq!(
+        (blunder["played"].as_str(), blunder["best"].as_str()),
+        (Some("J9"), Some("B5")),
+        "{blunder}"
+    );
+    assert!(blunder["loss"].as_f64().unwrap() > 0.2, "{blunder}");
+    assert_eq!(v["mistakes"][0].as_u64(), Some(15), "{v}");
+    // Black's win rate falls across the blunder and White's capture.
+    assert!(blunder["black_before"].as_f64().unwrap() > blunder["black_after"].as_f64().unwrap());
+    for m in reviewed {
+        let rate = |k: &str| m[k].as_f64().unwrap();
+        assert!(
+            (0.0..=1.0).contains(&rate("black_before")) && rate("loss") >= 0.0,
+            "{m}"
+        );
+    }
+    // The table for people names it too.
+    let (code, out, _) = weiqi(&["review", file.to_str().unwrap(), "--visits", "500"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("Biggest mistakes:") && out.contains("move 15 (B J9)"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use support::*;
+use tonic::Code;
 use tonic::metadata::MetadataValue;
 use tonic::transport::Channel;
 use weiqi_proto::v1 as pb;
@@ -284,8 +285,20 @@ async fn a_replica_killed_under_load_behind_the_proxy_loses_no_move() {
     // Every acknowledged move is there, read back through the proxy.
     let mut c = GameServiceClient::new(channel);
     for (id, state) in &played {
-        let req = about(pb::GetGameRequest { game_id: id.clone() }, id);
-        let s = c.get_game(req).await.unwrap().into_inner().state.unwrap();
+        // (Read as a client does: a connection the proxy closed while the killed replica's
+        // connections were being cleaned up is tried again, as the retry policy says.)
+        let mut tries = 0;
+        let s = loop {
+            let req = about(pb::GetGameRequest { game_id: id.clone() }, id);
+            match c.get_game(req).await {
+                Ok(r) => break r.into_inner().state.unwrap(),
+                Err(e) if tries < 5 && matches!(e.code(), Code::Cancelled | Code::Unavailable | Code::Unknown) => {
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(e) => panic!("game {id}: {e:?}"),
+            }
+        };
         assert_eq!(s.move_number as usize, state.move_number(), "game {id}");
         let rows: Vec<String> = (0..19)
             .map(|y| {

@@ -10,6 +10,7 @@
 //! - `player`, `mcts` — who chooses the moves (`genmove`): random playout policies, or a
 //!   Monte Carlo tree search over them;
 //! - `analysis` — live analysis for GUIs (`lz-analyze`, `kata-analyze`);
+//! - `review` — a finished game judged move by move by the tree search (`weiqi review`);
 //! - `client`, `engine_player`, `referee` — the other side: engines in child processes,
 //!   an engine as a player, and the one referee of matches between any two players
 //!   (`weiqi match`, the trainer's arena).
@@ -25,6 +26,7 @@ mod mcts;
 mod player;
 mod protocol;
 mod referee;
+mod review;
 mod timing;
 
 pub use analysis::{Candidate, Dialect, Request as AnalysisRequest};
@@ -35,6 +37,7 @@ pub use mcts::{MctsPlayer, MctsSettings};
 pub use player::{Choice, Player, PlayerKind, RandomPlayer};
 pub use protocol::{Line, Reply};
 pub use referee::{Ending, GameOutcome, MatchSettings, PlayedGame, Tally, UNTIMED_BUDGET, play_out};
+pub use review::{MoveReview, mistakes, review};
 pub use timing::{Budget, TimeSettings};
 
 use std::io::{BufRead, Write};

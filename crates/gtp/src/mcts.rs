@@ -495,32 +495,55 @@ fn merged(trees: &[Tree]) -> Vec<(Move, u32, f32)> {
     total
 }
 
+impl MctsPlayer {
+    /// The candidates for `color` in `state` after a search of the settings' playouts (a
+    /// review's fixed budget per position; at least one), best first. The trees are kept
+    /// for the next position of the game.
+    pub fn candidates(&mut self, state: &State, color: Color) -> Vec<Candidate> {
+        let root = to_move(state, color);
+        let mut trees = self.trees_for(state, &root);
+        let per_thread = (self.settings.playouts.max(1) as usize).div_ceil(self.settings.threads);
+        search(&mut trees, &root, per_thread, Instant::now() + UNBOUNDED, false);
+        let found = candidates_of(&trees);
+        self.trees = trees;
+        found
+    }
+}
+
+/// A search bounded by its playouts alone.
+const UNBOUNDED: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// The trees' root moves as candidates, most visited first, each with its principal
+/// variation from the tree that searched it most.
+fn candidates_of(trees: &[Tree]) -> Vec<Candidate> {
+    let mut total = merged(trees);
+    total.sort_by_key(|x| std::cmp::Reverse(x.1));
+    total
+        .into_iter()
+        .map(|(mv, n, w)| {
+            let pv = trees
+                .iter()
+                .max_by_key(|t| t.visits_of(mv))
+                .map_or_else(|| vec![mv], |t| t.pv(mv, crate::analysis::PV_LENGTH));
+            Candidate {
+                mv,
+                visits: n,
+                winrate: if n > 0 { w as f64 / n as f64 } else { 0.0 },
+                prior: 0.0,
+                pv,
+            }
+        })
+        .collect()
+}
+
 impl Player for MctsPlayer {
     fn analyze(&mut self, state: &State, color: Color, slice: std::time::Duration) -> Option<Vec<Candidate>> {
         let root = to_move(state, color);
         let mut trees = self.trees_for(state, &root);
         search(&mut trees, &root, 0, Instant::now() + slice, false);
-        let mut total = merged(&trees);
-        total.sort_by_key(|x| std::cmp::Reverse(x.1));
-        let candidates = total
-            .into_iter()
-            .map(|(mv, n, w)| {
-                // The variation from the tree that searched this move most.
-                let pv = trees
-                    .iter()
-                    .max_by_key(|t| t.visits_of(mv))
-                    .map_or_else(|| vec![mv], |t| t.pv(mv, crate::analysis::PV_LENGTH));
-                Candidate {
-                    mv,
-                    visits: n,
-                    winrate: if n > 0 { w as f64 / n as f64 } else { 0.0 },
-                    prior: 0.0,
-                    pv,
-                }
-            })
-            .collect();
+        let found = candidates_of(&trees);
         self.trees = trees;
-        Some(candidates)
+        Some(found)
     }
 
     fn name(&self) -> String {
