@@ -363,9 +363,10 @@ impl<S: EventStore> Hub<S> {
             // when the game waited in the lobby.
             entry.presence.both_seen(now);
         }
-        let presence = self.presence_of(entry, now);
         let mut published = Vec::new();
         if let Some(mut g) = before {
+            // (Only a watched game's items carry presence: nobody reads it otherwise.)
+            let presence = self.presence_of(entry, now);
             for e in &events {
                 g.apply(e).map_err(HubError::corrupt)?;
                 let view = GameView {
@@ -406,14 +407,18 @@ impl<S: EventStore> Hub<S> {
         Ok(result)
     }
 
-    /// A call from `seat`: it is here now. Its watchers hear if it had been away, and its
-    /// absence is watched for (a seat kept present by calls alone goes quietly otherwise).
+    /// A call from `seat`: it is here now. Its watchers hear if it had been away, and, if
+    /// the game is watched, its absence is watched for (a seat kept present by calls alone
+    /// goes quietly otherwise; a game nobody watches has nobody to tell, and its first
+    /// watcher starts the watch, see `Hub::watch`).
     pub(super) fn seen(self: &Arc<Self>, game_id: &str, entry: &mut Entry, seat: Seat) {
         let now = self.time.now_ms();
         if entry.presence.called(seat, now) {
             self.publish_presence(game_id, entry, now);
         }
-        self.watch_for_lapse(game_id, &entry.presence, seat);
+        if entry.watchers.count() > 0 {
+            self.watch_for_lapse(game_id, &entry.presence, seat);
+        }
     }
 
     /// Tells the game's watchers that a seat came or went.

@@ -77,6 +77,11 @@ impl Presence {
         })
     }
 
+    /// Whether a watch stream of the seat is open.
+    pub fn has_stream(&self, seat: Seat) -> bool {
+        self.with(|s| s[seat.index()].streams > 0)
+    }
+
     /// The watch of the seat is over.
     pub fn end_watch(&self, seat: Seat) {
         self.with(|s| s[seat.index()].watched = false);

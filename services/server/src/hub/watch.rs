@@ -53,6 +53,13 @@ impl<S: EventStore> Hub<S> {
                 }
                 (s, e.presence.clone())
             });
+            // Someone watches now: either seat's grace running out is news (a seat with a
+            // stream open is not watched: its stream's end starts the watch).
+            for s in [Seat::Host, Seat::Guest] {
+                if !e.presence.has_stream(s) {
+                    self.watch_for_lapse(game_id, &e.presence, s);
+                }
+            }
             (rx, backlog, viewer, seat)
         };
         self.metrics.open_streams.inc();
