@@ -17,6 +17,17 @@ const GRACE_MS: u64 = 10_000;
 /// How long the servers here wait, after that, before a claim.
 const ABANDON_AFTER_MS: u64 = 3_000;
 
+/// A seat's claim that its opponent left (a win, or a draw), with request id `rid`.
+fn claim(game: &str, rid: &str, token: &str, draw: bool) -> tonic::Request<pb::ClaimAbandonedRequest> {
+    authed(
+        pb::ClaimAbandonedRequest {
+            mutation: m(game, rid),
+            draw,
+        },
+        token,
+    )
+}
+
 fn watch(id: &str) -> pb::WatchGameRequest {
     pb::WatchGameRequest {
         game_id: id.into(),
@@ -41,15 +52,7 @@ async fn a_player_who_leaves_is_seen_to_leave_and_the_game_can_be_claimed() {
     assert_eq!((host.claimable_at_ms, guest.claimable_at_ms), (None, None));
 
     // While White is here, Black cannot claim.
-    let claim = |token: &str, draw: bool| {
-        authed(
-            pb::ClaimAbandonedRequest {
-                mutation: m(&g.id, ""),
-                draw,
-            },
-            token,
-        )
-    };
+    let claim = |token: &str, draw: bool| claim(&g.id, "", token, draw);
     let early = c.claim_abandoned(claim(&g.black, false)).await.unwrap_err();
     assert_eq!(
         (early.code(), reason(&early).as_str()),
@@ -134,15 +137,7 @@ async fn a_claim_is_answered_once_and_a_finished_game_refuses_another() {
     let g = new_game(&mut c, 9, None).await;
     play(&mut c, &g, &g.black, 2, 2).await.unwrap();
     tokio::time::sleep(Duration::from_millis(GRACE_MS + 300)).await;
-    let claim = |rid: &str| {
-        authed(
-            pb::ClaimAbandonedRequest {
-                mutation: m(&g.id, rid),
-                draw: false,
-            },
-            &g.black,
-        )
-    };
+    let claim = |rid: &str| claim(&g.id, rid, &g.black, false);
     let first = c.claim_abandoned(claim("claim-1")).await.unwrap().into_inner();
     let again = c.claim_abandoned(claim("claim-1")).await.unwrap().into_inner();
     assert_eq!(first, again);
@@ -185,13 +180,7 @@ async fn time_before_play_starts_is_no_absence() {
     assert_eq!(st.phase, pb::Phase::Playing as i32);
     for (token, who) in [(&created.seat_token, "host"), (&joined.seat_token, "guest")] {
         let early = c
-            .claim_abandoned(authed(
-                pb::ClaimAbandonedRequest {
-                    mutation: m(&created.game_id, ""),
-                    draw: false,
-                },
-                token,
-            ))
+            .claim_abandoned(claim(&created.game_id, "", token, false))
             .await
             .unwrap_err();
         assert_eq!(reason(&early), "opponent_present", "the {who} claims at once");
@@ -228,15 +217,7 @@ async fn a_call_counts_as_presence_and_a_draw_can_be_claimed() {
         .unwrap_err();
     assert_ne!(refused.code(), Code::Ok);
     assert!(state(&mut c, &g.id).await.guest_presence.unwrap().present);
-    let claim = || {
-        authed(
-            pb::ClaimAbandonedRequest {
-                mutation: m(&g.id, ""),
-                draw: true,
-            },
-            &g.black,
-        )
-    };
+    let claim = || claim(&g.id, "", &g.black, true);
     assert_eq!(
         reason(&c.claim_abandoned(claim()).await.unwrap_err()),
         "opponent_present"

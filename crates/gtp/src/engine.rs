@@ -309,12 +309,9 @@ impl GtpEngine {
     }
 
     fn final_score(&self) -> String {
-        let score = self.state.score(&self.dead());
-        match score {
-            Ok(s) if s.white_minus_black > 0.0 => format!("W+{}", s.white_minus_black),
-            Ok(s) if s.white_minus_black < 0.0 => format!("B+{}", -s.white_minus_black),
-            _ => "0".into(),
-        }
+        self.state
+            .score(&self.dead())
+            .map_or_else(|_| "0".into(), |s| s.outcome.sgf())
     }
 
     fn final_status_list(&self, cmd: &Line) -> Answer {

@@ -500,10 +500,22 @@ impl MctsPlayer {
     /// review's fixed budget per position; at least one), best first. The trees are kept
     /// for the next position of the game.
     pub fn candidates(&mut self, state: &State, color: Color) -> Vec<Candidate> {
+        let per_thread = (self.settings.playouts.max(1) as usize).div_ceil(self.settings.threads);
+        self.search_candidates(state, color, per_thread, Instant::now() + UNBOUNDED)
+    }
+
+    /// Searches `state` for `color` (`per_thread` simulations a tree, 0: until the
+    /// deadline) with the kept trees, and gives the root's candidates, best first.
+    fn search_candidates(
+        &mut self,
+        state: &State,
+        color: Color,
+        per_thread: usize,
+        deadline: Instant,
+    ) -> Vec<Candidate> {
         let root = to_move(state, color);
         let mut trees = self.trees_for(state, &root);
-        let per_thread = (self.settings.playouts.max(1) as usize).div_ceil(self.settings.threads);
-        search(&mut trees, &root, per_thread, Instant::now() + UNBOUNDED, false);
+        search(&mut trees, &root, per_thread, deadline, false);
         let found = candidates_of(&trees);
         self.trees = trees;
         found
@@ -538,12 +550,7 @@ fn candidates_of(trees: &[Tree]) -> Vec<Candidate> {
 
 impl Player for MctsPlayer {
     fn analyze(&mut self, state: &State, color: Color, slice: std::time::Duration) -> Option<Vec<Candidate>> {
-        let root = to_move(state, color);
-        let mut trees = self.trees_for(state, &root);
-        search(&mut trees, &root, 0, Instant::now() + slice, false);
-        let found = candidates_of(&trees);
-        self.trees = trees;
-        Some(found)
+        Some(self.search_candidates(state, color, 0, Instant::now() + slice))
     }
 
     fn name(&self) -> String {

@@ -52,8 +52,7 @@ pub fn estimate_with(state: &State, playouts: u32) -> Result<Estimate, ScoreErro
     let score = state.score(&judged.dead)?;
     // Who owns each point once the dead stones are off: where the playouts settled nothing
     // (or none ran), the count's owner.
-    let (alive, _) = score::remove_dead(board, &judged.dead)?;
-    let owners = score::owners(&alive);
+    let owners = score::owners_with_dead(board, &judged.dead)?;
     let ownership = board
         .points()
         .zip(owners)

@@ -82,6 +82,14 @@ impl Outcome {
             Outcome::Draw => None,
         }
     }
+
+    /// As SGF's `RE` and GTP's `final_score` write it: `B+3.5`, `W+0.5`, `0` for a draw.
+    pub fn sgf(&self) -> String {
+        match self {
+            Outcome::Draw => "0".to_string(),
+            win => win.to_string(),
+        }
+    }
 }
 
 impl fmt::Display for Outcome {
@@ -223,6 +231,11 @@ pub fn owners(board: &Board) -> Vec<Option<Color>> {
 /// Area count after removing `dead` stones (R8).
 pub fn area_with_dead(board: &Board, dead: &[Point]) -> Result<AreaCount, ScoreError> {
     Ok(area(&remove_dead(board, dead)?.0))
+}
+
+/// The area owner of every point (as [`owners`]) after removing `dead` stones.
+pub fn owners_with_dead(board: &Board, dead: &[Point]) -> Result<Vec<Option<Color>>, ScoreError> {
+    Ok(owners(&remove_dead(board, dead)?.0))
 }
 
 /// Territory count (R10): `captures` are the stones each side captured in play

@@ -363,17 +363,8 @@ pub fn estimate_to(e: weiqi_rules::estimate::Estimate, seq: u64) -> pb::Estimate
         black_points: e.score.black,
         white_points: e.score.white,
         white_minus_black: e.score.white_minus_black,
-        text: score_text(e.score.white_minus_black),
+        text: e.score.outcome.sgf(),
         playouts: e.playouts,
-    }
-}
-
-/// A count's result as SGF writes it: "B+3.5", "W+0.5", "0".
-fn score_text(white_minus_black: f64) -> String {
-    match white_minus_black.partial_cmp(&0.0) {
-        Some(std::cmp::Ordering::Greater) => format!("W+{white_minus_black}"),
-        Some(std::cmp::Ordering::Less) => format!("B+{}", -white_minus_black),
-        _ => "0".to_string(),
     }
 }
 
@@ -388,7 +379,6 @@ fn scoring_to(s: &Scoring, width: u8, with_owners: bool) -> pb::ScoringView {
             None => '.',
         })
         .collect();
-    let d = s.score.white_minus_black;
     pb::ScoringView {
         owners: if with_owners {
             weiqi_rules::text_rows(&owners, width)
@@ -397,8 +387,8 @@ fn scoring_to(s: &Scoring, width: u8, with_owners: bool) -> pb::ScoringView {
         },
         black_points: s.score.black,
         white_points: s.score.white,
-        white_minus_black: d,
-        text: score_text(d),
+        white_minus_black: s.score.white_minus_black,
+        text: s.score.outcome.sgf(),
     }
 }
 

@@ -67,9 +67,8 @@ impl Scoring {
         let state = g.state()?;
         let dead = g.proposal().unwrap_or_default();
         let score = state.score(dead).ok()?;
-        let (alive, _) = score::remove_dead(state.board(), dead).ok()?;
         Some(Scoring {
-            owners: score::owners(&alive),
+            owners: score::owners_with_dead(state.board(), dead).ok()?,
             score,
         })
     }
