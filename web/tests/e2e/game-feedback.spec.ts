@@ -72,16 +72,21 @@ test("connection: always in view; a move whose answer is lost in a restart, and 
   // White's move reaches the server, which restarts before its answer gets back: the page
   // sends it again with the same request id and gets the first answer, not a second move.
   let first = true;
+  let restarted: Promise<void> | undefined;
   await guest.route("**/weiqi.v1.GameService/Play", async (route) => {
     if (!first) return route.continue();
     first = false;
     await route.fetch(); // the server plays it; the answer is dropped below
-    await server.restart();
+    restarted = server.restart();
+    await restarted;
     await route.abort("failed");
   });
   await point(guest, 6, 6).click();
   await moves([host, guest], 2);
   await expect(guest.getByTestId("message")).toHaveCount(0);
+  // (The pages may see the move before the restart is over: the server is read after it.)
+  await expect.poll(() => restarted !== undefined).toBe(true);
+  await restarted;
   expect((await server.client().getGame({ gameId: id })).state!.moveNumber).toBe(2);
 
   // The server is down when Black plays: the move waits, shown as pending, the connection
