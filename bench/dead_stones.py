@@ -76,6 +76,8 @@ def gnugo_game(gnugo, size, seed, level=1):
         "alive": go.send("final_status_list alive").split(),
         "seki": go.send("final_status_list seki").split(),
         "sgf": go.send("printsgf"),
+        # GNU Go's own count under its dead list ("B+3.5"), for bench/review_winner.py.
+        "score": go.send("final_score"),
     }
     go.close()
     return game

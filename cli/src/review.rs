@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use serde_json::json;
-use weiqi_gtp::{MctsPlayer, MctsSettings, mistakes, review};
+use weiqi_gtp::{MISTAKE_LOSS, MISTAKES, MctsPlayer, MctsSettings, mistakes, review};
 use weiqi_rules::sgf::GameRecord;
 use weiqi_rules::{Color, Policy, Preset};
 
@@ -29,10 +29,6 @@ pub struct ReviewArgs {
     #[arg(long)]
     json: bool,
 }
-
-/// Mistakes listed: at most this many, each losing at least this much win rate.
-const MISTAKES: usize = 5;
-const MISTAKE_LOSS: f64 = 0.1;
 
 pub fn run(args: ReviewArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!((1..=256).contains(&args.threads), "--threads is 1 to 256");

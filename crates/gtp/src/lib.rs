@@ -37,7 +37,7 @@ pub use mcts::{MctsPlayer, MctsSettings};
 pub use player::{Choice, Player, PlayerKind, RandomPlayer};
 pub use protocol::{Line, Reply};
 pub use referee::{Ending, GameOutcome, MatchSettings, PlayedGame, Tally, UNTIMED_BUDGET, play_out};
-pub use review::{MoveReview, mistakes, review};
+pub use review::{GameReview, MISTAKE_LOSS, MISTAKES, MoveReview, mistakes, review, review_until};
 pub use timing::{Budget, TimeSettings};
 
 use std::io::{BufRead, Write};

@@ -25,9 +25,28 @@ pub struct MoveReview {
     pub loss: f64,
 }
 
+/// A whole game's review as the service keeps it: every move judged, by a search of
+/// `visits` simulations a position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameReview {
+    pub visits: u32,
+    pub moves: Vec<MoveReview>,
+}
+
 /// Reviews every move of the game that led to `end`, searching each position with
 /// `player` (its playouts per position); `progress` hears `(positions done, positions)`.
-pub fn review(end: &State, player: &mut MctsPlayer, mut progress: impl FnMut(usize, usize)) -> Vec<MoveReview> {
+pub fn review(end: &State, player: &mut MctsPlayer, progress: impl FnMut(usize, usize)) -> Vec<MoveReview> {
+    review_until(end, player, progress, || false).unwrap_or_default()
+}
+
+/// [`review`], given up (none) as soon as `stop` says so between two positions (a
+/// server that stops, within one position's search).
+pub fn review_until(
+    end: &State,
+    player: &mut MctsPlayer,
+    mut progress: impl FnMut(usize, usize),
+    stop: impl Fn() -> bool,
+) -> Option<Vec<MoveReview>> {
     // Every position of the game, the start first.
     let mut positions = vec![end.clone()];
     let mut s = end.clone();
@@ -39,10 +58,14 @@ pub fn review(end: &State, player: &mut MctsPlayer, mut progress: impl FnMut(usi
     // Black's win rate in each position, and the search's best move there.
     let mut judged: Vec<(f64, Option<Move>, f64)> = Vec::with_capacity(total);
     for (k, p) in positions.iter().enumerate() {
+        if stop() {
+            return None;
+        }
         judged.push(judge(p, player));
         progress(k + 1, total);
     }
-    end.moves()
+    let moves = end
+        .moves()
         .iter()
         .enumerate()
         .map(|(i, &(color, played))| {
@@ -63,7 +86,8 @@ pub fn review(end: &State, player: &mut MctsPlayer, mut progress: impl FnMut(usi
                 loss: (mine(black_after_best) - mine(after)).max(0.0),
             }
         })
-        .collect()
+        .collect();
+    Some(moves)
 }
 
 /// A position's verdict: Black's win rate, the best move for the player to move, and
@@ -93,6 +117,11 @@ fn judge(position: &State, player: &mut MctsPlayer) -> (f64, Option<Move>, f64) 
     };
     (black, Some(top.mv), black)
 }
+
+/// The mistakes a review lists: at most this many, each losing at least this much win
+/// rate (the CLI's table and the service's review).
+pub const MISTAKES: usize = 5;
+pub const MISTAKE_LOSS: f64 = 0.1;
 
 /// The moves that cost their player most, biggest first (at most `n`, each at least
 /// `min_loss`).

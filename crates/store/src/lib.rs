@@ -62,6 +62,7 @@ mod phase;
 mod played;
 mod players;
 mod postgres;
+mod reviews;
 mod sql;
 mod sqlite;
 mod tournaments;
@@ -71,6 +72,7 @@ pub use memory::MemoryStore;
 pub use played::PlayedGames;
 pub use players::PlayerStore;
 pub use postgres::PgStore;
+pub use reviews::Reviews;
 pub use sqlite::{DEFAULT_COMMIT_SPACING, MAX_COMMIT_SPACING, SqliteStore};
 pub use tournaments::{TournamentRow, TournamentStore};
 
@@ -194,6 +196,7 @@ fn schema(own: &[&str], serial: &str) -> Vec<String> {
     own.iter()
         .chain(players::SCHEMA)
         .chain(played::SCHEMA)
+        .chain(reviews::SCHEMA)
         .map(|s| s.to_string())
         .chain(matchmaking::schema(serial))
         .chain(tournaments::schema())
@@ -496,15 +499,16 @@ impl<K: Hash + Eq> Gathered<K> {
     }
 }
 
-/// Everything the service keeps about players: accounts and ratings, finished games,
-/// challenges, seeks, feeds and tournaments (both databases and memory implement all).
+/// Everything the service keeps about players: accounts and ratings, finished games and
+/// their reviews, challenges, seeks, feeds and tournaments (both databases and memory
+/// implement all).
 pub trait Accounts:
-    PlayerStore + PlayedGames + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore
+    PlayerStore + PlayedGames + Reviews + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore
 {
 }
 
-impl<T: PlayerStore + PlayedGames + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore> Accounts
-    for T
+impl<T: PlayerStore + PlayedGames + Reviews + ChallengeStore + SeekStore + FeedStore + PendingRatings + TournamentStore>
+    Accounts for T
 {
 }
 

@@ -73,6 +73,9 @@ pub struct ServerConfig {
     /// `WEIQI__LIMITS__MAX_CONNECTIONS=...` in the environment).
     #[serde(default)]
     pub limits: crate::limits::Limits,
+    /// Game reviews: workers, queue, and the search's visits and threads (`[review]`).
+    #[serde(default)]
+    pub review: crate::reviews::ReviewConfig,
     /// Player identity: JWT keys, issuer and audience (`[identity]`); guests need none.
     #[serde(default)]
     pub identity: crate::players::IdentityConfig,

@@ -368,6 +368,59 @@ pub fn estimate_to(e: weiqi_rules::estimate::Estimate, seq: u64) -> pb::Estimate
     }
 }
 
+/// A game's review, with its biggest mistakes.
+pub fn review_to(game_id: &str, r: &weiqi_gtp::GameReview) -> pb::GameReview {
+    let mv = |m: weiqi_rules::Move| match m {
+        weiqi_rules::Move::Place(p) => Some(point_to(p)),
+        weiqi_rules::Move::Pass => None,
+    };
+    pb::GameReview {
+        game_id: game_id.to_string(),
+        visits: r.visits,
+        moves: r
+            .moves
+            .iter()
+            .map(|m| pb::MoveReview {
+                number: m.number as u32,
+                color: color_to(Some(m.color)),
+                played: mv(m.played),
+                black_before: m.black_before,
+                black_after: m.black_after,
+                best: mv(m.best),
+                black_after_best: m.black_after_best,
+                loss: m.loss,
+            })
+            .collect(),
+        mistakes: weiqi_gtp::mistakes(&r.moves, weiqi_gtp::MISTAKES, weiqi_gtp::MISTAKE_LOSS)
+            .iter()
+            .map(|m| m.number as u32)
+            .collect(),
+    }
+}
+
+/// A review's step as a ReviewGame item; none for a failure (the stream's error).
+pub fn review_step_to(game_id: &str, step: &crate::reviews::Step) -> pb::ReviewGameResponse {
+    use crate::reviews::Step;
+    match step {
+        Step::Queued { ahead } => pb::ReviewGameResponse {
+            queued_ahead: *ahead,
+            ..Default::default()
+        },
+        Step::Running { done, total } => pb::ReviewGameResponse {
+            positions_done: *done,
+            positions: *total,
+            ..Default::default()
+        },
+        Step::Done(r) => pb::ReviewGameResponse {
+            positions_done: r.moves.len() as u32 + 1,
+            positions: r.moves.len() as u32 + 1,
+            review: Some(review_to(game_id, r)),
+            ..Default::default()
+        },
+        Step::Failed(_) => pb::ReviewGameResponse::default(),
+    }
+}
+
 /// The count under a proposal; the owners' rows only in a view that carries the board.
 fn scoring_to(s: &Scoring, width: u8, with_owners: bool) -> pb::ScoringView {
     let owners: String = s

@@ -26,6 +26,7 @@ pub mod limits;
 pub mod metrics;
 pub mod players;
 pub mod requests;
+pub mod reviews;
 pub mod rpc_metrics;
 pub mod service;
 pub mod shared_watch;
@@ -291,7 +292,13 @@ async fn serve<S: EventStore>(
     let svc = shared_watch::SharedWatch::new(
         GameSvc::new(hub.clone(), cfg.lag_allowance_ms)
             .with_limits(&limits)
-            .with_players(players.clone()),
+            .with_players(players.clone())
+            .with_reviews(reviews::Reviews::new(
+                player_store.clone(),
+                cfg.review.clone(),
+                hub.time,
+                stop_rx.clone(),
+            )),
         limits.max_message_bytes,
     );
     let player_svc = weiqi_proto::v1::player_service_server::PlayerServiceServer::new(players::grpc::PlayerSvc {

@@ -19,6 +19,7 @@ use crate::estimates::Estimates;
 use crate::hub::{Broadcast, Caller, Hub, Mutation};
 use crate::limits::Quotas;
 use crate::players::Players;
+use crate::reviews::{Reviews, Step};
 use crate::status;
 
 pub struct GameSvc<S> {
@@ -29,6 +30,8 @@ pub struct GameSvc<S> {
     /// Who a CreateGame or JoinGame caller is (none: every seat is anonymous).
     players: Option<Arc<Players>>,
     estimates: Estimates,
+    /// Reviews of finished games (none: ReviewGame and GetReview are UNIMPLEMENTED).
+    reviews: Option<Arc<Reviews>>,
 }
 
 impl<S: EventStore> GameSvc<S> {
@@ -39,6 +42,7 @@ impl<S: EventStore> GameSvc<S> {
             quotas: Quotas::new(&crate::limits::Limits::default()),
             players: None,
             estimates: Estimates::new(0),
+            reviews: None,
         }
     }
 
@@ -47,6 +51,18 @@ impl<S: EventStore> GameSvc<S> {
         self.quotas = Quotas::new(limits);
         self.estimates = Estimates::new(limits.concurrent_estimates);
         self
+    }
+
+    /// Reviews of finished games.
+    pub fn with_reviews(mut self, reviews: Arc<Reviews>) -> GameSvc<S> {
+        self.reviews = Some(reviews);
+        self
+    }
+
+    fn reviews(&self) -> Result<&Arc<Reviews>, Status> {
+        self.reviews
+            .as_ref()
+            .ok_or_else(|| Status::unimplemented("this server does not review games"))
     }
 
     /// Seats taken with a player's credential record the player (rated games need it).
@@ -116,6 +132,7 @@ impl<S: EventStore> GameSvc<S> {
 }
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
+type ReviewStream = Pin<Box<dyn Stream<Item = Result<pb::ReviewGameResponse, Status>> + Send>>;
 
 /// The service: the player's commands, one line each, then the other calls.
 macro_rules! game_service {
@@ -206,6 +223,58 @@ game_service! {
         let (state, seq) = self.hub.position(&request.get_ref().game_id).await?;
         let estimate = self.estimates.estimate(state).await.map_err(status::estimate_error)?;
         Ok(Response::new(convert::estimate_to(estimate, seq)))
+    }
+
+    type ReviewGameStream = ReviewStream;
+
+    async fn review_game(
+        &self,
+        request: Request<pb::ReviewGameRequest>,
+    ) -> Result<Response<ReviewStream>, Status> {
+        let reviews = self.reviews()?;
+        let game_id = request.into_inner().game_id;
+        // (A game not finished is refused before anything is queued; its final position
+        // is read only when no review is stored or in the making.)
+        let end = self.hub.finished_position(&game_id).await?;
+        let steps = reviews.review(&game_id, || end).await.map_err(|e| status::review_error(&e))?;
+        // Every step until the last (the review, or why there is none), then the end.
+        let items = tokio_stream::wrappers::WatchStream::new(steps)
+            .scan(false, move |ended, step| {
+                let item = match (*ended, &step) {
+                    (true, _) => None,
+                    (false, Step::Failed(e)) => Some(Err(status::review_error(e))),
+                    (false, s) => Some(Ok(convert::review_step_to(&game_id, s))),
+                };
+                *ended |= matches!(step, Step::Done(_) | Step::Failed(_));
+                futures::future::ready(item)
+            });
+        Ok(Response::new(Box::pin(items)))
+    }
+
+    async fn get_review(
+        &self,
+        request: Request<pb::GetReviewRequest>,
+    ) -> Result<Response<pb::GetReviewResponse>, Status> {
+        let game_id = &request.get_ref().game_id;
+        if !crate::hub::valid_game_id(game_id) {
+            return Err(status::invalid("game_id is 1 to 64 characters, none a control character"));
+        }
+        let review = self
+            .reviews()?
+            .stored(game_id)
+            .await
+            .map_err(|e| status::review_error(&e))?
+            .ok_or_else(|| {
+                status::error(
+                    tonic::Code::NotFound,
+                    "review_not_found",
+                    "the game has no review; ReviewGame makes one",
+                    &[("game_id", game_id)],
+                )
+            })?;
+        Ok(Response::new(pb::GetReviewResponse {
+            review: Some(convert::review_to(game_id, &review)),
+        }))
     }
 
     async fn get_game(&self, request: Request<pb::GetGameRequest>) -> Result<Response<pb::GetGameResponse>, Status> {

@@ -160,7 +160,7 @@ pub fn hub_error(e: HubError) -> Status {
         HubError::RequestIdReused { at, .. } => with_info(Code::InvalidArgument, message, "request_id_reused", &at),
         HubError::Corrupt(_) => error(Code::Internal, "corrupt_game", message, &[]),
         HubError::Missing { game_id } => error(Code::Internal, "storage_failure", message, &[("game_id", &game_id)]),
-        HubError::Store(e) => store_error(e),
+        HubError::Store(e) => store_error(&e),
     }
 }
 
@@ -173,15 +173,32 @@ pub fn estimate_error(e: crate::estimates::EstimateError) -> Status {
     }
 }
 
+pub fn review_error(e: &crate::reviews::ReviewError) -> Status {
+    use crate::reviews::ReviewError;
+    match e {
+        ReviewError::QueueFull { waiting, retry_after } => {
+            let mut details = ErrorDetails::with_error_info(
+                "review_queue_full",
+                DOMAIN,
+                HashMap::from([("waiting".to_string(), waiting.to_string())]),
+            );
+            details.set_retry_info(Some(*retry_after));
+            Status::with_error_details(Code::ResourceExhausted, e.to_string(), details)
+        }
+        ReviewError::Store(s) => store_error(s),
+        ReviewError::Stopping => error(Code::Unavailable, "shutting_down", e.to_string(), &[]),
+    }
+}
+
 /// A store failure as a status (UNAVAILABLE, INTERNAL, ABORTED for conflicts).
 pub fn store(e: StoreError) -> Status {
-    store_error(e)
+    store_error(&e)
 }
 
 /// How long a client is told to wait before retrying a call the database could not take.
 pub const STORAGE_RETRY_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
 
-fn store_error(e: StoreError) -> Status {
+fn store_error(e: &StoreError) -> Status {
     match e {
         StoreError::Conflict { .. } => error(Code::Aborted, "conflict", format!("{e}; retry"), &[]),
         StoreError::Closed => error(Code::Unavailable, "shutting_down", "the server is shutting down", &[]),
@@ -236,7 +253,7 @@ pub fn players_error(e: PlayersError) -> Status {
             error(code, r.reason(), r.to_string(), &meta)
         }
         PlayersError::Unauthenticated(e) => error(Code::Unauthenticated, e.reason(), e.to_string(), &[]),
-        PlayersError::Store(e) => store_error(e),
+        PlayersError::Store(e) => store_error(&e),
         PlayersError::Hub(e) => hub_error(e),
     }
 }
@@ -274,7 +291,7 @@ pub fn tournaments_error(e: TournamentsError) -> Status {
         TournamentsError::Conflict { id } | TournamentsError::IdTaken { id } => {
             error(Code::Aborted, "conflict", message, &[("tournament_id", &id)])
         }
-        TournamentsError::Store(e) => store_error(e),
+        TournamentsError::Store(e) => store_error(&e),
         TournamentsError::Hub(e) => hub_error(e),
     }
 }

@@ -17,6 +17,7 @@ use super::MemoryStore;
 use crate::matchmaking::{ChallengeStore, FeedStore, PendingRatings, SeekStore};
 use crate::played::{PlayedGames, bounds, is_after};
 use crate::players::PlayerStore;
+use crate::reviews::Reviews;
 use crate::tournaments::{TournamentRow, TournamentStore};
 use crate::{StoreError, StoreFuture};
 
@@ -38,6 +39,8 @@ pub(super) struct Accounts {
     pairings: Vec<(Pairing, bool)>,
     events: Vec<PlayerEvent>,
     presence: HashMap<String, u64>,
+    /// By game id.
+    reviews: HashMap<String, weiqi_gtp::GameReview>,
     pending: BTreeMap<String, u64>,
     /// Each tournament's row and events.
     tournaments: HashMap<String, (TournamentRow, Vec<TournamentEvent>)>,
@@ -120,6 +123,21 @@ impl PlayedGames for MemoryStore {
             mine.truncate(limit);
             Ok(mine)
         })
+    }
+}
+
+impl Reviews for MemoryStore {
+    fn put_review(
+        &self,
+        game_id: String,
+        review: weiqi_gtp::GameReview,
+        _at_ms: u64,
+    ) -> StoreFuture<'_, weiqi_gtp::GameReview> {
+        with(self, |a| Ok(a.reviews.entry(game_id).or_insert(review).clone()))
+    }
+
+    fn review(&self, game_id: String) -> StoreFuture<'_, Option<weiqi_gtp::GameReview>> {
+        with(self, |a| Ok(a.reviews.get(&game_id).cloned()))
     }
 }
 

@@ -282,9 +282,12 @@ fn plus_five(
 /// Accounts and ratings: guests found by their token's hash, platform players kept
 /// current, each rated game applied once, concurrent games of the same players applied one
 /// after the other (no lost update), the leaderboard and the history.
-pub async fn players_on<S: weiqi_store::PlayerStore + weiqi_store::PlayedGames + Clone>(store: S) {
+pub async fn players_on<S: weiqi_store::PlayerStore + weiqi_store::PlayedGames + weiqi_store::Reviews + Clone>(
+    store: S,
+) {
     use weiqi_players::{PlayerRecord, RatedGame};
     played_on(&store).await;
+    reviews_on(&store).await;
     let rec = |id: &str, guest: bool| PlayerRecord {
         id: id.into(),
         name: id.to_uppercase(),
@@ -703,6 +706,47 @@ pub async fn tournaments_on<S: weiqi_store::TournamentStore + weiqi_store::SeekS
     assert!(store.add_pairing(p.clone()).await.unwrap());
     assert!(!store.add_pairing(p.clone()).await.unwrap());
     assert_eq!(store.pairing_of("tg1".into()).await.unwrap(), Some(p));
+}
+
+/// Reviews: read back as written (passes and points, both colours, every rate), the first
+/// one written stays when a second replica stores its own, none for a game not reviewed.
+async fn reviews_on<S: weiqi_store::Reviews>(store: &S) {
+    use weiqi_gtp::{GameReview, MoveReview};
+    use weiqi_rules::{Color, Move, Point};
+    let mv = |number: usize, color: Color, played: Move, best: Move, loss: f64| MoveReview {
+        number,
+        color,
+        played,
+        black_before: 0.5,
+        black_after: 0.25 + loss,
+        best,
+        black_after_best: 0.75,
+        loss,
+    };
+    let review = GameReview {
+        visits: 100,
+        moves: vec![
+            mv(
+                1,
+                Color::Black,
+                Move::Place(Point { x: 2, y: 2 }),
+                Move::Place(Point { x: 4, y: 4 }),
+                0.125,
+            ),
+            mv(2, Color::White, Move::Pass, Move::Place(Point { x: 0, y: 8 }), 0.5),
+            mv(3, Color::Black, Move::Pass, Move::Pass, 0.0),
+        ],
+    };
+    assert_eq!(store.review("rv1".into()).await.unwrap(), None);
+    assert_eq!(store.put_review("rv1".into(), review.clone(), 5).await.unwrap(), review);
+    assert_eq!(store.review("rv1".into()).await.unwrap(), Some(review.clone()));
+    // A second review of the same game (another replica's): the first is the game's.
+    let other = GameReview {
+        visits: 7,
+        moves: review.moves[..1].to_vec(),
+    };
+    assert_eq!(store.put_review("rv1".into(), other, 6).await.unwrap(), review);
+    assert_eq!(store.review("rv1".into()).await.unwrap(), Some(review));
 }
 
 /// A player's finished games: newest first, ties by game id (last first), a page at a time

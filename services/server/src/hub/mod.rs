@@ -223,6 +223,20 @@ impl<S: EventStore> Hub<S> {
         }
     }
 
+    /// A finished game's last position, its moves with it (for a review); the referee's
+    /// `WrongPhase` before the game ends.
+    pub async fn finished_position(self: &Arc<Self>, game_id: &str) -> Result<weiqi_rules::State, HubError> {
+        let mut entry = self.lock(game_id).await?;
+        let game = entry.game.get();
+        match game.state() {
+            Some(state) if game.phase() == weiqi_game::Phase::Finished => Ok(state.clone()),
+            _ => Err(HubError::Rejected {
+                rejection: weiqi_game::Rejection::WrongPhase(game.phase()),
+                at: entry.at(game_id),
+            }),
+        }
+    }
+
     /// A game's record as SGF; `None` before it has a board.
     pub async fn sgf(self: &Arc<Self>, game_id: &str) -> Result<Option<String>, HubError> {
         Ok(self.lock(game_id).await?.game.get().to_sgf())
