@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """The review's verdict at the end of a game against GNU Go's count (issue 46).
 
-For GNU Go's own 9x9 games (the corpus of bench/dead_stones.py: GNU Go against itself to
-two passes, at GNUGO_LEVEL, default 10), runs `weiqi review FILE --json` and asks whether
+For GNU Go's own 9x9 games (GNU Go against itself to two passes, as bench/dead_stones.py
+plays them, at GNUGO_LEVEL, default 10, seeds 1..GAMES), runs `weiqi review FILE --json` and asks whether
 Black's win rate at the last position the search judges (the one after the first of the
 two closing passes) names the winner of GNU Go's count (`final_score`), and the same of the
 position after the last stone. A game that repeats an earlier one is counted once.
 
 Usage: bench/review_winner.py [GAMES] [WEIQI] [VISITS] [GNUGO]
-CORPUS_DIR keeps and reuses the games (gameN-9-lLEVEL.json, shared with dead_stones.py;
-games kept before the score was recorded are played again).
+CORPUS_DIR keeps and reuses the games (moves-gameN-9-lLEVEL.json: the moves, as
+dead_stones.py's records hold only the final position).
 """
 import json
 import os
@@ -18,7 +18,39 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dead_stones import gnugo_game  # noqa: E402
+from dead_stones import Gtp  # noqa: E402
+
+
+def sgf_point(vertex):
+    """GTP's `D4` on 9x9 as SGF's `df`."""
+    col = "ABCDEFGHJ".index(vertex[0].upper())
+    row = int(vertex[1:])
+    return "abcdefghi"[col] + "abcdefghi"[9 - row]
+
+
+def gnugo_game(gnugo, seed, level):
+    """GNU Go against itself on 9x9 to two passes: the record (moves) and GNU Go's count,
+    or None when the game ended otherwise."""
+    go = Gtp([gnugo, "--mode", "gtp", "--level", str(level), "--chinese-rules", "--seed", str(seed)])
+    go.send("boardsize 9")
+    go.send("clear_board")
+    go.send("komi 7.5")
+    moves, color = [], "black"
+    while len(moves) < 4 * 81 and moves[-2:] != ["pass", "pass"]:
+        v = go.send(f"genmove {color}").lower()
+        if v == "resign":
+            break
+        moves.append(v)
+        color = "white" if color == "black" else "black"
+    if moves[-2:] != ["pass", "pass"]:
+        go.close()
+        return None
+    score = go.send("final_score")
+    go.close()
+    body = "".join(
+        f";{'B' if k % 2 == 0 else 'W'}[{'' if v == 'pass' else sgf_point(v)}]" for k, v in enumerate(moves)
+    )
+    return {"sgf": f"(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese]{body})", "score": score}
 
 
 def main():
@@ -33,16 +65,13 @@ def main():
     judged = last_right = stone_right = draws = 0
     wrong = []
     for g in range(games):
-        cached = os.path.join(corpus, f"game{g + 1}-9{suffix}.json") if corpus else None
-        game = None
+        cached = os.path.join(corpus, f"moves-game{g + 1}-9{suffix}.json") if corpus else None
         if cached and os.path.exists(cached):
             with open(cached) as f:
                 game = json.load(f)
-        if game is not None and "score" not in game:
-            game = None
-        if game is None:
-            game = gnugo_game(gnugo, 9, g + 1, level)
-            if cached and game is not None:
+        else:
+            game = gnugo_game(gnugo, g + 1, level)
+            if cached:
                 os.makedirs(corpus, exist_ok=True)
                 with open(cached, "w") as f:
                     json.dump(game, f)

@@ -22,6 +22,8 @@ export interface BoardProps {
   candidate?: { x: number; y: number; color: "B" | "W" };
   /** A move made but not yet answered by the server (sent again when the connection returns). */
   pending?: { x: number; y: number; color: "B" | "W" };
+  /** A review: the engine's choice in the position before the move shown (a marker of its own). */
+  best?: { x: number; y: number };
   /** The colour of the ghost stone under the pointer; none when the player cannot play. */
   ghost?: "B" | "W";
   coordinates: boolean;
@@ -104,6 +106,7 @@ export function Board(p: BoardProps): JSX.Element {
       }
       const name = pointName({ x, y }, n);
       const what = c === "x" ? "black stone" : c === "o" ? "white stone" : "empty";
+      const isBest = p.best?.x === x && p.best?.y === y;
       targets.push(
         <rect
           key={`t${key}`}
@@ -118,7 +121,7 @@ export function Board(p: BoardProps): JSX.Element {
           data-owner={p.owners ? ({ x: "B", o: "W" } as Record<string, string>)[p.owners[y]?.[x] ?? ""] ?? "-" : undefined}
           data-estimate={share === undefined ? undefined : share >= 0.2 ? "B" : share <= -0.2 ? "W" : "-"}
           role="button"
-          aria-label={`${name}, ${what}${isDead ? ", dead" : ""}`}
+          aria-label={`${name}, ${what}${isDead ? ", dead" : ""}${isBest ? ", engine's choice" : ""}`}
           onPointerEnter={() => setHover({ x, y })}
           onPointerLeave={() => setHover(undefined)}
           onClick={() => {
@@ -148,6 +151,18 @@ export function Board(p: BoardProps): JSX.Element {
       </g>
     ) : null,
   ];
+  // The engine's choice: a blue disc on an empty point, a blue ring around the stone when
+  // the move played was the engine's own (so the two never look alike, nor like a stone).
+  const best = p.best ? (
+    <circle
+      class={`best-move${at(p.best.x, p.best.y) === "." ? "" : " on-stone"}`}
+      data-testid="best-move"
+      data-point={pointName(p.best, n)}
+      cx={p.best.x}
+      cy={p.best.y}
+      r={at(p.best.x, p.best.y) === "." ? 0.3 : 0.52}
+    />
+  ) : null;
   const last = p.lastMove ? (
     <circle class={`last-move ${at(p.lastMove.x, p.lastMove.y) === "x" ? "on-black" : "on-white"}`} cx={p.lastMove.x} cy={p.lastMove.y} r={0.18} />
   ) : null;
@@ -179,6 +194,7 @@ export function Board(p: BoardProps): JSX.Element {
         {coords}
         {stones}
         {last}
+        {best}
         {proposed}
         {p.candidate || p.pending ? null : ghost}
         <rect class="cursor" x={cursor.x - 0.5} y={cursor.y - 0.5} width={1} height={1} />

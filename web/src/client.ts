@@ -6,7 +6,7 @@ import type { DescService } from "@bufbuild/protobuf";
 import { GameService } from "./gen/weiqi/v1/game_pb.js";
 import { PlayerService } from "./gen/weiqi/v1/player_pb.js";
 import { TournamentService } from "./gen/weiqi/v1/tournament_pb.js";
-import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import { ErrorInfoSchema, RetryInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 
 export * from "./gen/weiqi/v1/game_pb.js";
 export * from "./gen/weiqi/v1/player_pb.js";
@@ -119,4 +119,11 @@ export function failure(err: unknown): Failure {
     default:
       return f("refused");
   }
+}
+
+/** How long the server asks to wait before trying again (google.rpc.RetryInfo, sent with
+ * RESOURCE_EXHAUSTED), in ms; undefined when it says nothing readable. */
+export function retryDelayMs(err: unknown): number | undefined {
+  const d = ConnectError.from(err).findDetails(RetryInfoSchema)[0]?.retryDelay;
+  return d ? Number(d.seconds) * 1000 + Math.round(d.nanos / 1e6) : undefined;
 }

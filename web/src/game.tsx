@@ -1,6 +1,7 @@
 // One game: the board, both clocks, the controls of the player's seat (or a spectator's
-// view), scoring, the move list. The page puts together the state from the event stream
-// (game-stream.ts), the calls kept until answered (outbox.ts) and the panels.
+// view), scoring, the move list, the engine's review once it is over. The page puts
+// together the state from the event stream (game-stream.ts), the calls kept until
+// answered (outbox.ts) and the panels.
 import { useEffect, useState } from "preact/hooks";
 import type { JSX } from "preact";
 import { Code, Color, ConnectError, Parity, Phase, failure, requestId, sha256Hex, type Failure, type GameClient, type PlayerClient } from "./client.js";
@@ -9,6 +10,7 @@ import { useAnnouncements } from "./game-announce.js";
 import { Controls } from "./game-controls.js";
 import { EstimatePanel, useEstimate } from "./game-estimate.js";
 import { ClaimPanel, Players } from "./game-players.js";
+import { ReviewPanel, useNarrow, useReview, useReviewMove } from "./game-review.js";
 import { Ask, ConfirmResign, Dismissable, Waiting } from "./game-prompts.js";
 import { ResultPanel, ScorePanel, useRatingChange } from "./game-score.js";
 import { useGameStream } from "./game-stream.js";
@@ -108,6 +110,11 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string; 
 
   const board = useBoardFit();
   const estimate = useEstimate(client, gameId, Number(s?.seq ?? 0));
+  const review = useReview(client, gameId, over);
+  // A move of the review on the board instead of the final position.
+  const reviewed = useReviewMove(review.review, s?.settings, f.setup);
+  const shown = reviewed.shown;
+  const narrow = useNarrow();
 
   if (game.notFound) {
     return (
@@ -191,6 +198,8 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string; 
     }
   };
 
+  const reviewPanel = over ? <ReviewPanel lang={lang} review={review} size={size} at={reviewed.at} go={reviewed.go} /> : null;
+
   return (
     <main class={`game skin-${prefs.skin}`}>
       {offline ? (
@@ -202,9 +211,10 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string; 
       <div class="board-col" ref={board.col} style={board.fit ? { maxWidth: `${board.fit}px` } : undefined}>
         <Board
           size={size}
-          rows={s.board}
-          lastMove={s.lastMove}
-          dead={scoring || phase === Phase.FINISHED ? s.deadStones : estimate.shown?.dead}
+          rows={shown ? shown.rows : s.board}
+          lastMove={shown ? shown.lastMove : s.lastMove}
+          best={shown?.best}
+          dead={shown ? undefined : scoring || phase === Phase.FINISHED ? s.deadStones : estimate.shown?.dead}
           owners={scoring ? s.scoring?.owners.length ? s.scoring.owners : undefined : undefined}
           estimate={phase === Phase.PLAYING ? estimate.shown?.ownership : undefined}
           marked={placing ? handicapStones : undefined}
@@ -212,7 +222,7 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string; 
           pending={pending.find((q) => q.stone)?.stone}
           ghost={myTurn && !moving ? me : placing ? "B" : seatStoneTurn ? seatStone : undefined}
           coordinates={prefs.coordinates}
-          label={`${t(lang, "boardLabel")} ${size}×${size}`}
+          label={`${t(lang, "boardLabel")} ${size}×${size}${shown ? `, ${t(lang, "move")} ${reviewed.at}` : ""}`}
           onPoint={onPoint}
         />
         {candidate && myTurn ? (
@@ -226,6 +236,7 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string; 
             <span class="muted">{t(lang, "candidateHint")}</span>
           </div>
         ) : null}
+        {narrow ? reviewPanel : null}
       </div>
       <div class="side">
         <p class="status" role="status" data-testid="status">
@@ -263,6 +274,7 @@ export function GamePage(p: { client: GameClient; prefs: Prefs; gameId: string; 
           />
         ) : null}
         {phase === Phase.FINISHED ? <ResultPanel lang={lang} s={s} rating={rating} rematch={canRematch ? rematch : undefined} /> : null}
+        {narrow ? null : reviewPanel}
         {scoring ? (
           <ScorePanel
             lang={lang}

@@ -60,8 +60,9 @@ export function forgetSeat(gameId: string): void {
   localStorage.removeItem(seatKey(gameId));
 }
 
-/** The part of a folded record worth keeping across a reload (the state comes fresh). */
-type Kept = Pick<Folded, "seq" | "moves">;
+/** The part of a folded record worth keeping across a reload (the state comes fresh); a
+ * record kept by an older app has no setup. */
+type Kept = Pick<Folded, "seq" | "moves"> & Partial<Pick<Folded, "setup">>;
 const recordKey = (id: string) => `weiqi.record.${id}`;
 
 export function loadRecord(gameId: string): Kept | undefined {
@@ -70,7 +71,7 @@ export function loadRecord(gameId: string): Kept | undefined {
 
 export function saveRecord(gameId: string, f: Folded): void {
   try {
-    sessionStorage.setItem(recordKey(gameId), JSON.stringify({ seq: f.seq, moves: f.moves }));
+    sessionStorage.setItem(recordKey(gameId), JSON.stringify({ seq: f.seq, moves: f.moves, setup: f.setup }));
   } catch {
     // Storage full or disabled: a reload then replays from the start, which is only slower.
   }

@@ -4,6 +4,7 @@ import type { ClockState, Event, GameState, Point, SeatPresence } from "./gen/we
 import { Color, Phase, TimeControl } from "./gen/weiqi/v1/game_pb.js";
 import type { RatingChange } from "./gen/weiqi/v1/player_pb.js";
 import type { Key } from "./i18n.js";
+import { setupOf, type Stone } from "./replay.js";
 
 /** One line of the move list. */
 export interface MoveEntry {
@@ -31,6 +32,9 @@ export interface Folded {
    * display counts from the turn's start.
    */
   turn: { color: "B" | "W"; at: number; clock: ClockState } | undefined;
+  /** The stones the events placed before play (a free handicap, seat stones), for the
+   * review's replay of the game; a fixed handicap follows from the settings instead. */
+  setup: Stone[];
 }
 
 export const empty = (): Folded => ({
@@ -40,6 +44,7 @@ export const empty = (): Folded => ({
   offsetMs: 0,
   snapshotAt: 0,
   turn: undefined,
+  setup: [],
 });
 
 function runningOf(black: ClockState | undefined, white: ClockState | undefined) {
@@ -73,7 +78,10 @@ export function fold(f: Folded, event: Event | undefined, state: GameState, loca
   if (event && seq <= f.seq) return f;
   const size = state.settings?.boardSize || 19;
   let moves = f.moves;
+  let setup = f.setup;
   if (event) {
+    const placed = setupOf(event);
+    if (placed.length) setup = [...setup, ...placed];
     const entry = moveEntry(event, size, moves);
     if (entry === "undo") moves = moves.slice(0, -1);
     else if (entry) moves = [...moves, entry];
@@ -91,6 +99,7 @@ export function fold(f: Folded, event: Event | undefined, state: GameState, loca
     offsetMs: serverNow ? serverNow - localNow : f.offsetMs,
     snapshotAt: serverNow || f.snapshotAt,
     turn,
+    setup,
   };
 }
 

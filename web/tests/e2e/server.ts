@@ -35,6 +35,8 @@ export class Server {
           WEIQI__LOG_LEVEL: "warn",
           WEIQI__LIMITS__CREATES_PER_MINUTE: "0",
           WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT: "0",
+          // Reviews of a few seconds, not the default 1000 simulations a position.
+          WEIQI__REVIEW__VISITS: "200",
           // A built bundle to serve instead of the binary's own (WEIQI_WEB_DIR, e.g. web/dist
           // while working on the app without rebuilding the server).
           WEIQI__WEB_DIR: process.env.WEIQI_WEB_DIR ?? "",
