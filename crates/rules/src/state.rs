@@ -546,6 +546,26 @@ impl State {
         out
     }
 
+    /// Marks the legal moves for the player to move in `mask` (`width * height + 1` long,
+    /// cleared first): a point at `y * width + x`, the pass last; all 0 once the game is
+    /// over. The batched environments' action mask, without an allocation.
+    pub fn write_legal(&self, mask: &mut [u8]) {
+        mask.fill(0);
+        if self.is_over() {
+            return;
+        }
+        let w = self.board.width() as usize;
+        for &i in self.board.empties() {
+            let i = i as usize;
+            if self.check_index(i).is_ok() {
+                let p = self.board.point(i);
+                mask[p.y as usize * w + p.x as usize] = 1;
+            }
+        }
+        let area = self.board.area() as usize;
+        mask[area] = 1;
+    }
+
     /// Number of legal moves for the player to move, pass included.
     pub fn count_legal(&self) -> usize {
         if self.is_over() {

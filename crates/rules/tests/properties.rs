@@ -23,6 +23,26 @@ fn random_game(size: u8, plies: usize, seed: u64, rules: Rules, policy: Policy) 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
+    /// The legal-move mask marks exactly the moves `legal_moves` lists (row-major, pass
+    /// last), and nothing once the game is over.
+    #[test]
+    fn legal_mask_is_legal_moves(size in 2u8..=9, plies in 0usize..120, seed: u64, k in 0u8..6) {
+        let rules = rules_for(k);
+        let s = random_game(size, plies, seed, rules, Policy::Uniform);
+        let w = s.board().width() as usize;
+        let area = s.board().area() as usize;
+        let mut mask = vec![7u8; area + 1];
+        s.write_legal(&mut mask);
+        let mut expected = vec![0u8; area + 1];
+        for m in s.legal_moves() {
+            match m {
+                Move::Place(p) => expected[p.y as usize * w + p.x as usize] = 1,
+                Move::Pass => expected[area] = 1,
+            }
+        }
+        prop_assert_eq!(mask, expected);
+    }
+
     /// Play then undo restores the position, the hash and the player to move.
     #[test]
     fn undo_restores(size in 2u8..=9, plies in 0usize..120, seed: u64, k in 0u8..6) {

@@ -22,6 +22,7 @@
 //! sends the leaves of all of them to the [`Evaluator`] as one batch.
 
 mod batch;
+pub mod env;
 pub mod index;
 pub mod objects;
 mod play;
