@@ -45,39 +45,41 @@ pub fn mcts_move(py: Python<'_>, state: &State, visits: u32, threads: usize, see
 
 /// A network as Python gives it: `evaluate(features)` with features uint8 `[B, 17, N, N]`
 /// returns `(logits float32 [B, N*N+1], values float32 [B])`, values from the mover's view.
-struct PyNet<'a> {
-    evaluate: &'a Bound<'a, PyAny>,
+/// Called with the GIL taken for the call only, so that the search around it runs without.
+struct PyNet {
+    evaluate: Py<PyAny>,
     size: usize,
 }
 
-impl Evaluator for PyNet<'_> {
+impl Evaluator for PyNet {
     fn evaluate(&mut self, features: &[u8], batch: usize) -> Result<Vec<Eval>, EvalError> {
-        let py = self.evaluate.py();
         let n = self.size;
-        let fail = |e: PyErr| EvalError(e.to_string());
-        let x = PyArray1::from_slice(py, features)
-            .reshape([batch, weiqi_selfplay::PLANES, n, n])
-            .map_err(fail)?;
-        let answer = self.evaluate.call1((x,)).map_err(fail)?;
-        let (logits, values): (PyReadonlyArray2<f32>, PyReadonlyArray1<f32>) = answer
-            .extract()
-            .map_err(|e| EvalError(format!("evaluate must return (float32 [B, N*N+1], float32 [B]): {e}")))?;
-        let actions = n * n + 1;
-        if logits.shape() != [batch, actions] || values.len() != batch {
-            return Err(EvalError(format!(
-                "evaluate returned logits {:?} and values {:?}; expected [{batch}, {actions}] and [{batch}]",
-                logits.shape(),
-                values.shape()
-            )));
-        }
-        let logits = logits.as_array();
-        let values = values.as_array();
-        Ok((0..batch)
-            .map(|b| Eval {
-                logits: logits.row(b).to_vec(),
-                value: values[b].clamp(-1.0, 1.0),
-            })
-            .collect())
+        Python::attach(|py| {
+            let fail = |e: PyErr| EvalError(e.to_string());
+            let x = PyArray1::from_slice(py, features)
+                .reshape([batch, weiqi_selfplay::PLANES, n, n])
+                .map_err(fail)?;
+            let answer = self.evaluate.bind(py).call1((x,)).map_err(fail)?;
+            let (logits, values): (PyReadonlyArray2<f32>, PyReadonlyArray1<f32>) = answer
+                .extract()
+                .map_err(|e| EvalError(format!("evaluate must return (float32 [B, N*N+1], float32 [B]): {e}")))?;
+            let actions = n * n + 1;
+            if logits.shape() != [batch, actions] || values.len() != batch {
+                return Err(EvalError(format!(
+                    "evaluate returned logits {:?} and values {:?}; expected [{batch}, {actions}] and [{batch}]",
+                    logits.shape(),
+                    values.shape()
+                )));
+            }
+            let logits = logits.as_array();
+            let values = values.as_array();
+            Ok((0..batch)
+                .map(|b| Eval {
+                    logits: logits.row(b).to_vec(),
+                    value: values[b].clamp(-1.0, 1.0),
+                })
+                .collect())
+        })
     }
 }
 
@@ -114,12 +116,14 @@ pub fn puct_policy<'py>(
         cfg.dirichlet_epsilon = 0.0;
     }
     let mut net = PyNet {
-        evaluate,
+        evaluate: evaluate.clone().unbind(),
         size: size as usize,
     };
     let mut rng = SmallRng::seed_from_u64(seed);
-    let root =
-        weiqi_selfplay::search(&state.inner, &history(&state.inner), &cfg, &mut net, &mut rng).map_err(runtime)?;
+    let (s, history) = (state.inner.clone(), history(&state.inner));
+    let root = py
+        .detach(move || weiqi_selfplay::search(&s, &history, &cfg, &mut net, &mut rng))
+        .map_err(runtime)?;
     Ok((
         PyArray1::from_vec(py, root.policy),
         move_action(root.mv, size, size),
@@ -129,8 +133,11 @@ pub fn puct_policy<'py>(
 
 /// Self-play into `location` (a directory, `file://` or `s3://`), as `weiqi selfplay`
 /// writes it: shards of `games_per_shard` games and `manifest.json`, returned as a dict.
+/// With `evaluate` (a network, as for `puct_policy`), PUCT self-play of `visits` a move
+/// with Dirichlet noise, the leaves of `in_flight` games evaluated in one batch, the visit
+/// counts as the policy targets; else moves of the playout `policy`.
 #[pyfunction]
-#[pyo3(signature = (location, games, size = 9, seed = 0, policy = "light", komi = 7.5, rules = "chinese", games_per_shard = 64, max_moves = None))]
+#[pyo3(signature = (location, games, size = 9, seed = 0, policy = "light", komi = 7.5, rules = "chinese", games_per_shard = 64, max_moves = None, evaluate = None, visits = 32, in_flight = 64))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay<'py>(
     py: Python<'py>,
@@ -143,8 +150,15 @@ pub fn selfplay<'py>(
     rules: &str,
     games_per_shard: u64,
     max_moves: Option<usize>,
+    evaluate: Option<Py<PyAny>>,
+    visits: u32,
+    in_flight: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let config = weiqi_selfplay::Config {
+    let search = evaluate.as_ref().map(|_| SearchConfig {
+        in_flight: in_flight.max(1),
+        ..SearchConfig::for_size(size, visits.max(1))
+    });
+    let mut config = weiqi_selfplay::Config {
         size,
         games,
         seed,
@@ -155,15 +169,24 @@ pub fn selfplay<'py>(
         max_moves: max_moves.unwrap_or(4 * size as usize * size as usize),
         sgf: false,
         player: None,
-        search: None,
+        search,
         variant: None,
         partition: Default::default(),
     };
     crate::state::rules(rules, komi)?;
     let out = Objects::open(location).map_err(crate::errors::runtime)?;
-    let manifest = py
-        .detach(|| weiqi_selfplay::run(&config, &out, false))
-        .map_err(runtime)?;
+    let manifest = match evaluate {
+        Some(evaluate) => {
+            config.player = Some("python".into());
+            let net = std::sync::Mutex::new(PyNet {
+                evaluate,
+                size: size as usize,
+            });
+            py.detach(|| weiqi_selfplay::run_search(&config, &out, false, std::slice::from_ref(&net)))
+        }
+        None => py.detach(|| weiqi_selfplay::run(&config, &out, false)),
+    }
+    .map_err(runtime)?;
     let text = serde_json::to_string(&manifest).map_err(runtime)?;
     py.import("json")?.call_method1("loads", (text,))
 }

@@ -145,3 +145,28 @@ def test_shards_in_an_object_store(tmp_path):
     assert rows == manifest["positions"] > 0
     with pytest.raises(weiqi.ShardError):
         weiqi.data.shards(f"s3://{bucket}-missing/x")
+
+
+def test_selfplay_with_a_python_network_batches_its_leaves(tmp_path):
+    batches = []
+
+    def evaluate(features):
+        batches.append(features.shape[0])
+        b = features.shape[0]
+        # A network that likes the centre a little, and calls every position even.
+        logits = np.zeros((b, 26), dtype=np.float32)
+        logits[:, 12] = 1.0
+        return logits, np.zeros(b, dtype=np.float32)
+
+    manifest = weiqi.selfplay(str(tmp_path / "net"), 6, size=5, evaluate=evaluate, visits=8, in_flight=6, max_moves=30)
+    assert manifest["games"] == 6 and manifest["config"]["player"] == "python"
+    assert max(batches) > 1, "the leaves of the games in flight are evaluated together"
+    rows = next(weiqi.data.batches(str(tmp_path / "net"), batch_size=1000, shuffle=False))
+    # The targets are the search's visit shares, not one-hot moves.
+    assert np.allclose(rows["policy"].sum(1), 1) and (rows["policy"].max(1) < 1).any()
+
+    def broken(features):
+        return "nonsense"
+
+    with pytest.raises(RuntimeError, match="evaluate must return"):
+        weiqi.selfplay(str(tmp_path / "broken"), 2, size=5, evaluate=broken, visits=4)

@@ -66,7 +66,7 @@ class VecEnv:
     ) -> None: ...
     def reset(self) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]: ...
     def step(
-        self, actions: npt.NDArray[np.int64]
+        self, actions: npt.ArrayLike
     ) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8], npt.NDArray[np.float32], npt.NDArray[np.uint8]]:
         """(observations, legal, rewards [N, 2], dones)."""
     def state(self, k: int) -> State: ...
@@ -110,7 +110,12 @@ def selfplay(
     rules: str = "chinese",
     games_per_shard: int = 64,
     max_moves: Optional[int] = None,
-) -> dict[str, Any]: ...
+    evaluate: Optional[Callable[[npt.NDArray[np.uint8]], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]] = None,
+    visits: int = 32,
+    in_flight: int = 64,
+) -> dict[str, Any]:
+    """Shards as `weiqi selfplay` writes them; with `evaluate`, PUCT self-play whose leaves
+    (of `in_flight` games at once) are evaluated in batches by the Python network."""
 def play_match(
     policy: Callable[[State], int],
     engine: str,

@@ -309,20 +309,29 @@ impl Envs {
         }
         // Every action checked before any is played: a refused step changes nothing.
         let moves = self.moves(actions)?;
+        let (o, a) = (self.config.observation_len(), self.config.actions());
+        let config = &self.config;
+        // One pass: each game is played and written while it is in the cache (a batch of a
+        // thousand games is megabytes of boards and histories).
         for (k, (g, m)) in self.games.iter_mut().zip(moves).enumerate() {
             // (Legal by the check above, or a pass.)
             let _ = g.state.play(m);
             g.record();
-            let ended = g.state.is_over() || g.state.move_number() >= self.config.max_moves;
+            let ended = g.state.is_over() || g.state.move_number() >= config.max_moves;
             let [b, w] = if ended { g.rewards() } else { [0.0, 0.0] };
             out.rewards[2 * k] = b;
             out.rewards[2 * k + 1] = w;
             out.dones[k] = ended as u8;
             if ended {
-                *g = Game::new(&self.config);
+                *g = Game::new(config);
             }
+            g.write(
+                config,
+                &mut out.observations[k * o..(k + 1) * o],
+                &mut out.legal[k * a..(k + 1) * a],
+            );
+            out.to_play[k] = (g.state.to_move() == Color::White) as u8;
         }
-        self.write_all(out);
         Ok(())
     }
 
