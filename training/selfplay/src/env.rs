@@ -103,11 +103,12 @@ pub struct Out<'a> {
     pub to_play: &'a mut [u8],
 }
 
-/// One game and the boards of its last 8 positions (a ring, newest at `newest`).
+/// One game and the boards of its last 8 positions (a ring of 8 slots in one buffer, newest
+/// at `newest`: contiguous, as a batch of a thousand games is walked once a step).
 #[derive(Clone)]
 struct Game {
     state: State,
-    history: [Vec<u8>; 8],
+    history: Vec<u8>,
     newest: usize,
     /// Positions recorded so far (up to 8).
     seen: usize,
@@ -118,7 +119,7 @@ impl Game {
         let state = State::new(config.size, config.rules).expect("a size checked by Envs::new");
         let mut g = Game {
             state,
-            history: Default::default(),
+            history: vec![0; 8 * config.area()],
             newest: 7,
             seen: 0,
         };
@@ -129,12 +130,18 @@ impl Game {
     /// Adds the current board to the history.
     fn record(&mut self) {
         self.newest = (self.newest + 1) % 8;
-        self.state.board().write_cells(&mut self.history[self.newest]);
+        let area = self.history.len() / 8;
+        let slot = &mut self.history[self.newest * area..(self.newest + 1) * area];
+        self.state.board().copy_cells(slot);
         self.seen = (self.seen + 1).min(8);
     }
 
     fn write(&self, config: &EnvConfig, obs: &mut [u8], legal: &mut [u8]) {
-        let boards = (0..self.seen).map(|k| self.history[(self.newest + 8 - k) % 8].as_slice());
+        let area = self.history.len() / 8;
+        let boards = (0..self.seen).map(|k| {
+            let slot = (self.newest + 8 - k) % 8;
+            &self.history[slot * area..(slot + 1) * area]
+        });
         write_planes(boards, self.state.to_move() == Color::Black, config.layout, obs);
         self.state.write_legal(legal);
     }

@@ -367,10 +367,17 @@ impl Board {
     /// Writes every point, row by row from the top, as 0 (empty), 1 (Black) or 2 (White)
     /// into `out` (cleared first). A fast snapshot for feature encoders.
     pub fn write_cells(&self, out: &mut Vec<u8>) {
-        out.clear();
-        for y in 0..self.height as usize {
+        out.resize(self.width as usize * self.height as usize, 0);
+        self.copy_cells(out);
+    }
+
+    /// [`Board::write_cells`] into a slice of exactly `width * height` bytes (a row of a
+    /// caller's buffer).
+    pub fn copy_cells(&self, out: &mut [u8]) {
+        let w = self.width as usize;
+        for (y, dst) in out.chunks_exact_mut(w).take(self.height as usize).enumerate() {
             let row = (y + 1) * self.stride;
-            out.extend_from_slice(&self.cells.prefix(self.n_cells)[row..row + self.width as usize]);
+            dst.copy_from_slice(&self.cells.prefix(self.n_cells)[row..row + w]);
         }
     }
 
