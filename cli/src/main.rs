@@ -41,6 +41,10 @@ struct SelfplayArgs {
     /// Games in flight per lane: their leaf evaluations form one batch (net policies).
     #[arg(long, default_value_t = 64)]
     in_flight: usize,
+    /// Gumbel AlphaZero's root instead of PUCT's (net policies): M root moves sampled by
+    /// Gumbel-top-M, sequential halving over them, the completed-Q policy as the target.
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=362))]
+    gumbel: Option<u32>,
     /// Resign when the searched value falls below this (net policies; e.g. -0.9).
     #[arg(long, allow_hyphen_values = true)]
     resign_threshold: Option<f32>,
@@ -223,6 +227,10 @@ enum Command {
         /// PUCT simulations per move for net players.
         #[arg(long, default_value_t = 32)]
         visits: u32,
+        /// Net players search with Gumbel AlphaZero's root over M sampled moves (no noise:
+        /// the best by prior and value), instead of PUCT's.
+        #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=362))]
+        gumbel: Option<u32>,
         /// Where net players' networks run: cpu, cuda or cuda:N.
         #[arg(long, default_value = "cpu")]
         device: String,
@@ -320,9 +328,21 @@ fn main() -> ExitCode {
             seed,
             opening,
             visits,
+            gumbel,
             device,
             json,
-        } => arena(&a, &b, games, size, komi, seed, opening, visits, &device, json),
+        } => arena(
+            &a,
+            &b,
+            games,
+            size,
+            komi,
+            seed,
+            opening,
+            (visits, gumbel),
+            &device,
+            json,
+        ),
         Command::Selfplay(args) => selfplay(args),
         Command::Data {
             what: DataCommand::Index { dir, json },
@@ -353,11 +373,11 @@ fn arena(
     komi: f64,
     seed: u64,
     opening: usize,
-    visits: u32,
+    (visits, gumbel): (u32, Option<u32>),
     device: &str,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
-    let player = |spec: &str, k: u64| weiqi_trainer::runs::player(spec, visits, device, seed.wrapping_add(k));
+    let player = |spec: &str, k: u64| weiqi_trainer::runs::player(spec, visits, gumbel, device, seed.wrapping_add(k));
     let (mut pa, mut pb) = (player(a, 0)?, player(b, 1)?);
     let rules = Preset::Chinese.rules().with_komi(komi);
     let r = weiqi_trainer::arena::arena(pa.as_mut(), pb.as_mut(), games, size, rules, seed, opening);
@@ -459,6 +479,7 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         policy,
         visits,
         in_flight,
+        gumbel,
         resign_threshold,
         resign_audit,
         rules,
@@ -502,10 +523,15 @@ fn selfplay(args: SelfplayArgs) -> anyhow::Result<ExitCode> {
         (0.0..=1.0).contains(&resign_audit),
         "--resign-audit is a fraction in 0..1"
     );
+    anyhow::ensure!(
+        gumbel.is_none() || net.is_some(),
+        "--gumbel is a search's root: it needs a net:PATH policy"
+    );
     let search = net.as_ref().map(|_| weiqi_selfplay::SearchConfig {
         in_flight: in_flight.max(1),
         resign_threshold,
         resign_audit,
+        gumbel,
         ..weiqi_selfplay::SearchConfig::for_size(size, visits)
     });
     let config = weiqi_selfplay::Config {

@@ -172,6 +172,46 @@ async fn only_finished_games_are_reviewed() {
     assert_eq!(bad.code(), Code::InvalidArgument);
 }
 
+/// A game longer than the server reviews is refused before it is queued, and each client
+/// may ask for a few reviews a minute.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_games_and_eager_clients_are_refused() {
+    let srv = Server::fresh_with(
+        "review-limits",
+        &[
+            ("WEIQI__REVIEW__MAX_MOVES", "10"),
+            ("WEIQI__LIMITS__REVIEWS_PER_MINUTE", "1"),
+            ("WEIQI__LIMITS__REVIEW_BURST", "2"),
+        ],
+    );
+    let mut c = srv.client().await;
+    let long = finished(&mut c, &BLUNDER).await;
+    let short = finished(&mut c, &BLUNDER[..4]).await;
+    let refused = review_items(&mut c, &long).await.unwrap_err();
+    assert_eq!(
+        (refused.code(), reason(&refused).as_str()),
+        (Code::FailedPrecondition, "review_too_long")
+    );
+    let review = review_items(&mut c, &short).await.unwrap();
+    assert_eq!(
+        review.last().and_then(|i| i.review.as_ref()).map(|r| r.moves.len()),
+        Some(4)
+    );
+    // The burst of two is spent.
+    let eager = review_items(&mut c, &short).await.unwrap_err();
+    assert_eq!(
+        (eager.code(), reason(&eager).as_str()),
+        (Code::ResourceExhausted, "quota_exceeded")
+    );
+    assert!(eager.get_details_retry_info().and_then(|r| r.retry_delay).is_some());
+    // GetReview is a read: no quota.
+    for _ in 0..3 {
+        c.get_review(pb::GetReviewRequest { game_id: short.clone() })
+            .await
+            .unwrap();
+    }
+}
+
 /// One worker and one place in the queue: a third game's review is refused with when to
 /// retry; a second asker of a review in the making watches the same one; a review whose
 /// watcher left is finished and stored all the same.
@@ -184,6 +224,7 @@ async fn the_queue_is_bounded_and_a_review_outlives_its_watchers() {
             ("WEIQI__REVIEW__QUEUE", "1"),
             // Long enough that the first review still runs when the third is asked for.
             ("WEIQI__REVIEW__VISITS", "10000"),
+            ("WEIQI__LIMITS__REVIEWS_PER_MINUTE", "0"),
         ],
     );
     let mut c = srv.client().await;

@@ -93,9 +93,12 @@ fn history(state: &RulesState) -> Vec<Vec<u8>> {
 
 /// PUCT (AlphaZero's search) from `state` with `evaluate` as the network (see `PyNet`):
 /// `(visit policy float32 [N*N+1], action, value)`. Dirichlet noise at the root when
-/// `noise` (self-play's); the action is the most visited move.
+/// `noise` (self-play's); the action is the most visited move. With `gumbel=m`, Gumbel
+/// AlphaZero's root over m sampled moves instead (Gumbel noise when `noise`), and the
+/// policy is the completed-Q improved policy.
 #[pyfunction]
-#[pyo3(signature = (state, evaluate, visits = 100, c_puct = 1.5, noise = false, seed = 0))]
+#[pyo3(signature = (state, evaluate, visits = 100, c_puct = 1.5, noise = false, seed = 0, gumbel = None))]
+#[allow(clippy::too_many_arguments)]
 pub fn puct_policy<'py>(
     py: Python<'py>,
     state: &State,
@@ -104,6 +107,7 @@ pub fn puct_policy<'py>(
     c_puct: f32,
     noise: bool,
     seed: u64,
+    gumbel: Option<u32>,
 ) -> PyResult<(Bound<'py, PyArray1<f32>>, i64, f32)> {
     if state.inner.is_over() {
         return Err(PyValueError::new_err("the game is over"));
@@ -112,8 +116,11 @@ pub fn puct_policy<'py>(
     let mut cfg = SearchConfig::for_size(size, visits.max(1));
     cfg.c_puct = c_puct;
     cfg.temperature_plies = 0;
+    cfg.gumbel = gumbel.map(|m| m.max(1));
     if !noise {
+        // (No Dirichlet noise; with `gumbel`, no Gumbel noise either.)
         cfg.dirichlet_epsilon = 0.0;
+        cfg.dirichlet_alpha = 0.0;
     }
     let mut net = PyNet {
         evaluate: evaluate.clone().unbind(),
@@ -135,9 +142,10 @@ pub fn puct_policy<'py>(
 /// writes it: shards of `games_per_shard` games and `manifest.json`, returned as a dict.
 /// With `evaluate` (a network, as for `puct_policy`), PUCT self-play of `visits` a move
 /// with Dirichlet noise, the leaves of `in_flight` games evaluated in one batch, the visit
-/// counts as the policy targets; else moves of the playout `policy`.
+/// counts as the policy targets (with `gumbel=m`, Gumbel AlphaZero's root over m sampled
+/// moves and its improved policy as the targets); else moves of the playout `policy`.
 #[pyfunction]
-#[pyo3(signature = (location, games, size = 9, seed = 0, policy = "light", komi = 7.5, rules = "chinese", games_per_shard = 64, max_moves = None, evaluate = None, visits = 32, in_flight = 64))]
+#[pyo3(signature = (location, games, size = 9, seed = 0, policy = "light", komi = 7.5, rules = "chinese", games_per_shard = 64, max_moves = None, evaluate = None, visits = 32, in_flight = 64, gumbel = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn selfplay<'py>(
     py: Python<'py>,
@@ -153,9 +161,11 @@ pub fn selfplay<'py>(
     evaluate: Option<Py<PyAny>>,
     visits: u32,
     in_flight: usize,
+    gumbel: Option<u32>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let search = evaluate.as_ref().map(|_| SearchConfig {
         in_flight: in_flight.max(1),
+        gumbel: gumbel.map(|m| m.max(1)),
         ..SearchConfig::for_size(size, visits.max(1))
     });
     let mut config = weiqi_selfplay::Config {

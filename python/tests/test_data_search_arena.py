@@ -170,3 +170,16 @@ def test_selfplay_with_a_python_network_batches_its_leaves(tmp_path):
 
     with pytest.raises(RuntimeError, match="evaluate must return"):
         weiqi.selfplay(str(tmp_path / "broken"), 2, size=5, evaluate=broken, visits=4)
+
+
+def test_gumbel_roots_from_python(tmp_path):
+    def evaluate(features):
+        b = features.shape[0]
+        return np.zeros((b, 26), dtype=np.float32), np.zeros(b, dtype=np.float32)
+
+    s = weiqi.State(5, 0.5)
+    policy, action, _ = weiqi.puct_policy(s, evaluate, visits=4, gumbel=4, noise=True, seed=1)
+    # The improved policy covers every legal move, visited or not.
+    assert abs(policy.sum() - 1) < 1e-5 and (policy > 0).sum() == 26 and s.is_legal(action)
+    manifest = weiqi.selfplay(str(tmp_path / "g"), 4, size=5, evaluate=evaluate, visits=4, gumbel=4, max_moves=20)
+    assert manifest["config"]["search"]["gumbel"] == 4

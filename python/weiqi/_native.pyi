@@ -99,6 +99,7 @@ def puct_policy(
     c_puct: float = 1.5,
     noise: bool = False,
     seed: int = 0,
+    gumbel: Optional[int] = None,
 ) -> tuple[npt.NDArray[np.float32], int, float]: ...
 def selfplay(
     location: str,
@@ -113,6 +114,7 @@ def selfplay(
     evaluate: Optional[Callable[[npt.NDArray[np.uint8]], tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]]] = None,
     visits: int = 32,
     in_flight: int = 64,
+    gumbel: Optional[int] = None,
 ) -> dict[str, Any]:
     """Shards as `weiqi selfplay` writes them; with `evaluate`, PUCT self-play whose leaves
     (of `in_flight` games at once) are evaluated in batches by the Python network."""

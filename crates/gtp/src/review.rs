@@ -40,29 +40,31 @@ pub fn review(end: &State, player: &mut MctsPlayer, progress: impl FnMut(usize, 
 }
 
 /// [`review`], given up (none) as soon as `stop` says so between two positions (a
-/// server that stops, within one position's search).
+/// server that stops, within one position's search), or if the game's own moves do not
+/// replay (never for a game the rules engine played).
 pub fn review_until(
     end: &State,
     player: &mut MctsPlayer,
     mut progress: impl FnMut(usize, usize),
     stop: impl Fn() -> bool,
 ) -> Option<Vec<MoveReview>> {
-    // Every position of the game, the start first.
-    let mut positions = vec![end.clone()];
-    let mut s = end.clone();
-    while s.undo().is_some() {
-        positions.push(s.clone());
-    }
-    positions.reverse();
-    let total = positions.len();
+    // Every position of the game, the start first, replayed forward and judged one at a
+    // time (a long game costs its positions' searches, never a copy of each position).
+    let mut position = weiqi_rules::State::from_board(end.initial_board().clone(), end.initial_to_move(), *end.rules());
+    position.set_handicap(end.handicap());
+    let total = end.moves().len() + 1;
     // Black's win rate in each position, and the search's best move there.
     let mut judged: Vec<(f64, Option<Move>, f64)> = Vec::with_capacity(total);
-    for (k, p) in positions.iter().enumerate() {
+    for k in 0..total {
         if stop() {
             return None;
         }
-        judged.push(judge(p, player));
+        judged.push(judge(&position, player));
         progress(k + 1, total);
+        if let Some(&(color, mv)) = end.moves().get(k) {
+            // (The game's own moves: legal where they were played.)
+            position.play_color(color, mv).ok()?;
+        }
     }
     let moves = end
         .moves()

@@ -60,6 +60,11 @@ pub struct Limits {
     pub estimate_burst: u32,
     /// Estimates computed at once by the whole server (0: one per core); more wait.
     pub concurrent_estimates: u32,
+    /// ReviewGame calls one client may make per minute, in bursts of up to
+    /// `review_burst` (a review is up to minutes of a core; the pool's own bounds are
+    /// `review.*`); 0 for no limit.
+    pub reviews_per_minute: u32,
+    pub review_burst: u32,
 }
 
 impl Default for Limits {
@@ -79,6 +84,8 @@ impl Default for Limits {
             estimates_per_minute: 30,
             estimate_burst: 10,
             concurrent_estimates: 0,
+            reviews_per_minute: 10,
+            review_burst: 5,
         }
     }
 }
@@ -96,6 +103,8 @@ pub struct Quotas {
     creates: Option<Keyed>,
     /// `None`: no limit.
     estimates: Option<Keyed>,
+    /// `None`: no limit.
+    reviews: Option<Keyed>,
     clock: governor::clock::DefaultClock,
     watches: Mutex<HashMap<IpAddr, u32>>,
     max_watches: u32,
@@ -111,6 +120,7 @@ impl Quotas {
         Arc::new(Quotas {
             creates: keyed(l.creates_per_minute, l.create_burst),
             estimates: keyed(l.estimates_per_minute, l.estimate_burst),
+            reviews: keyed(l.reviews_per_minute, l.review_burst),
             clock: governor::clock::DefaultClock::default(),
             watches: Mutex::new(HashMap::new()),
             max_watches: l.watch_streams_per_client,
@@ -134,6 +144,16 @@ impl Quotas {
             client,
             "estimates_per_minute",
             "too many score estimates; retry later",
+        )
+    }
+
+    /// One more ReviewGame call for `client`, or RESOURCE_EXHAUSTED with when to retry.
+    pub fn review(&self, client: Option<IpAddr>) -> Result<(), Status> {
+        self.take(
+            &self.reviews,
+            client,
+            "reviews_per_minute",
+            "too many game reviews asked for; retry later",
         )
     }
 

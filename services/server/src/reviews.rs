@@ -6,6 +6,8 @@
 //! in the making however many ask (each later asker watches the same one), and once done
 //! it is stored (the first stored stays, whichever replica made it) and served from the
 //! store. A review goes on when its watchers leave, and is given up when the server stops.
+//! Games longer than `max_moves` are refused, and each client may ask for a few reviews a
+//! minute (the edge's quota, `limits.reviews_per_minute`).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -32,6 +34,8 @@ pub struct ReviewConfig {
     pub visits: u32,
     /// Search threads of one review.
     pub threads: u32,
+    /// Longest game reviewed, in moves (passes included); longer ones are refused.
+    pub max_moves: u32,
 }
 
 impl Default for ReviewConfig {
@@ -41,6 +45,7 @@ impl Default for ReviewConfig {
             queue: 16,
             visits: 1000,
             threads: 1,
+            max_moves: 1000,
         }
     }
 }
@@ -67,8 +72,14 @@ pub enum ReviewError {
     /// As many reviews are running and waiting as the server takes.
     #[error("the server has {waiting} reviews waiting; retry later")]
     QueueFull { waiting: u32, retry_after: Duration },
+    /// The game is longer than the server reviews.
+    #[error("the game has {moves} moves; this server reviews games of at most {max}")]
+    TooLong { moves: usize, max: u32 },
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// The search failed (a bug: it is logged).
+    #[error("the review failed")]
+    Failed,
     /// The server is stopping.
     #[error("the server is stopping")]
     Stopping,
@@ -113,16 +124,17 @@ impl Reviews {
         Ok(self.store.review(game_id.to_string()).await?)
     }
 
-    /// The review of `game_id`: the stored one at once, the one in the making, or a new
-    /// one of `end` (the game's final position, moves and all; `end` is read only if the
-    /// game has no review yet).
-    pub async fn review(
-        self: &Arc<Self>,
-        game_id: &str,
-        end: impl FnOnce() -> State,
-    ) -> Result<watch::Receiver<Step>, ReviewError> {
-        if let Some(done) = self.stored(game_id).await? {
-            return Ok(watch::channel(Step::Done(Arc::new(done))).1);
+    /// Joins the review of `game_id` in the making, or starts one of `end` (the game's final
+    /// position, moves and all). The caller answers a stored review itself ([`stored`]).
+    ///
+    /// [`stored`]: Reviews::stored
+    pub fn review(self: &Arc<Self>, game_id: &str, end: State) -> Result<watch::Receiver<Step>, ReviewError> {
+        let max = self.config.max_moves;
+        if end.moves().len() > max as usize {
+            return Err(ReviewError::TooLong {
+                moves: end.moves().len(),
+                max,
+            });
         }
         let mut jobs = self.jobs.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(job) = jobs.by_game.get(game_id) {
@@ -136,7 +148,6 @@ impl Reviews {
                 retry_after: Duration::from_secs(5),
             });
         }
-        let end = end();
         let (tx, rx) = watch::channel(Step::Queued {
             ahead: jobs.waiting.len() as u32,
         });
@@ -182,6 +193,13 @@ impl Reviews {
         let Some(tx) = tx else {
             return Step::Failed(Arc::new(ReviewError::Stopping));
         };
+        // Stored meanwhile (another replica's, or a job that ended between the asker's
+        // look at the store and its look at the jobs): served, not searched again.
+        match self.stored(game_id).await {
+            Ok(Some(done)) => return Step::Done(Arc::new(done)),
+            Ok(None) => {}
+            Err(e) => return Step::Failed(Arc::new(e)),
+        }
         let settings = MctsSettings {
             playouts: self.config.visits.max(1),
             threads: self.config.threads.max(1) as usize,

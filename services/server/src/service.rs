@@ -6,6 +6,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use futures::{Stream, StreamExt};
+use tokio::sync::watch;
 use tonic::{Request, Response, Status};
 use weiqi_game::PlayerRef;
 use weiqi_proto::v1 as pb;
@@ -232,11 +233,17 @@ game_service! {
         request: Request<pb::ReviewGameRequest>,
     ) -> Result<Response<ReviewStream>, Status> {
         let reviews = self.reviews()?;
+        self.quotas.review(request.remote_addr().map(|a| a.ip()))?;
         let game_id = request.into_inner().game_id;
-        // (A game not finished is refused before anything is queued; its final position
-        // is read only when no review is stored or in the making.)
-        let end = self.hub.finished_position(&game_id).await?;
-        let steps = reviews.review(&game_id, || end).await.map_err(|e| status::review_error(&e))?;
+        // A stored review is the only item; else the game must be over (a game in play
+        // gets no engine's help), and its review is joined or started.
+        let steps = match reviews.stored(&game_id).await.map_err(|e| status::review_error(&e))? {
+            Some(done) => watch::channel(Step::Done(Arc::new(done))).1,
+            None => {
+                let end = self.hub.finished_position(&game_id).await?;
+                reviews.review(&game_id, end).map_err(|e| status::review_error(&e))?
+            }
+        };
         // Every step until the last (the review, or why there is none), then the end.
         let items = tokio_stream::wrappers::WatchStream::new(steps)
             .scan(false, move |ended, step| {

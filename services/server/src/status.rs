@@ -185,7 +185,14 @@ pub fn review_error(e: &crate::reviews::ReviewError) -> Status {
             details.set_retry_info(Some(*retry_after));
             Status::with_error_details(Code::ResourceExhausted, e.to_string(), details)
         }
+        ReviewError::TooLong { moves, max } => error(
+            Code::FailedPrecondition,
+            "review_too_long",
+            e.to_string(),
+            &[("moves", &moves.to_string()), ("max_moves", &max.to_string())],
+        ),
         ReviewError::Store(s) => store_error(s),
+        ReviewError::Failed => error(Code::Internal, "review_failed", e.to_string(), &[]),
         ReviewError::Stopping => error(Code::Unavailable, "shutting_down", e.to_string(), &[]),
     }
 }

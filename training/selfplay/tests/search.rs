@@ -193,22 +193,54 @@ fn batched_games_are_legal_and_deterministic() {
         }
     }
     assert!(non_one_hot > 0, "visit distributions, not one-hot moves");
-    let again = play_games(
-        &ids,
-        5,
-        rules,
-        &cfg,
-        100,
-        true,
-        &mut Material {
-            area: 25,
-            batches: vec![],
-        },
-        &|| {},
-    )
-    .unwrap();
+    let again = materialist_games(&ids, rules, &cfg);
     for (a, b) in games.iter().zip(&again) {
         assert_eq!(a.features, b.features);
+        assert_eq!(a.policy, b.policy);
+        assert_eq!(a.sgf, b.sgf);
+    }
+}
+
+/// The games `ids` on 5x5 against the material evaluator, with their SGF.
+fn materialist_games(ids: &[u64], rules: Rules, cfg: &SearchConfig) -> Vec<weiqi_selfplay::GameData> {
+    let mut ev = Material {
+        area: 25,
+        batches: vec![],
+    };
+    play_games(ids, 5, rules, cfg, 100, true, &mut ev, &|| {}).unwrap()
+}
+
+/// Self-play with Gumbel AlphaZero's root (issue 48): at 4 simulations a move (where
+/// visit counts say little) every game is legal to the end, each target is a distribution
+/// over legal moves with weight on moves never visited (the completed-Q improved policy),
+/// and the same ids give the same games.
+#[test]
+fn gumbel_self_play_at_a_handful_of_simulations() {
+    let rules = Preset::Chinese.rules().with_komi(7.5);
+    let mut cfg = SearchConfig::for_size(5, 4);
+    cfg.in_flight = 4;
+    cfg.gumbel = Some(4);
+    let ids: Vec<u64> = (200..206).collect();
+    let games = materialist_games(&ids, rules, &cfg);
+    let mut spread = 0;
+    for g in &games {
+        let rep = GameRecord::parse(g.sgf.as_ref().unwrap())
+            .unwrap()
+            .replay(rules)
+            .unwrap();
+        assert!(rep.first_illegal.is_none());
+        assert_eq!(rep.moves_applied, g.positions);
+        for i in 0..g.positions {
+            let p = &g.policy[i * 26..(i + 1) * 26];
+            let l = &g.legal[i * 26..(i + 1) * 26];
+            assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            assert!(p.iter().zip(l).all(|(&p, &l)| p == 0.0 || l == 1));
+            // Four simulations visit at most four moves; the improved policy covers all.
+            spread += (p.iter().filter(|&&x| x > 0.0).count() > 4) as usize;
+        }
+    }
+    assert!(spread > 0, "targets beyond the visited moves");
+    for (a, b) in games.iter().zip(&materialist_games(&ids, rules, &cfg)) {
         assert_eq!(a.policy, b.policy);
         assert_eq!(a.sgf, b.sgf);
     }

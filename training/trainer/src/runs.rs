@@ -73,21 +73,24 @@ fn net_selfplay(_run: &SelfplayRun, _out: &Objects, _path: &str, _pool: &rayon::
 }
 
 /// An arena player by name: `uniform` or `light` (random moves from `seed`), `net:PATH`
-/// (feature `tch`; `visits` simulations a move on `device`) or `gtp:COMMAND` (an engine in
-/// a child process).
-pub fn player(spec: &str, visits: u32, device: &str, seed: u64) -> Result<Box<dyn Player>, Error> {
-    let _ = (visits, device); // only net players search, on their device
+/// (feature `tch`; `visits` simulations a move on `device`, with Gumbel AlphaZero's root
+/// over `gumbel` moves instead of PUCT's when given) or `gtp:COMMAND` (an engine in a
+/// child process).
+pub fn player(spec: &str, visits: u32, gumbel: Option<u32>, device: &str, seed: u64) -> Result<Box<dyn Player>, Error> {
+    let _ = (visits, gumbel, device); // only net players search, on their device
     match spec {
         "uniform" => Ok(Box::new(RandomPlayer::new(weiqi_rules::Policy::Uniform, seed))),
         "light" => Ok(Box::new(RandomPlayer::new(weiqi_rules::Policy::Light, seed))),
         #[cfg(feature = "tch")]
         s if s.starts_with("net:") => {
             tch::set_num_threads(1);
-            Ok(Box::new(crate::net::NetPlayer::load_on(
-                std::path::Path::new(&s[4..]),
-                visits,
-                crate::device::parse(device)?,
-            )?))
+            let mut p =
+                crate::net::NetPlayer::load_on(std::path::Path::new(&s[4..]), visits, crate::device::parse(device)?)?;
+            if let Some(m) = gumbel {
+                p.search.gumbel = Some(m);
+                p.label = format!("{}/gumbel{m}", p.label);
+            }
+            Ok(Box::new(p))
         }
         s if s.starts_with("net:") => Err(Error::Invalid(
             "net players need the `tch` feature (cargo build --features tch)".into(),

@@ -142,6 +142,20 @@ fn trains_saves_loads_and_plays() {
         2,
     );
     assert_eq!(r.a_wins + r.b_wins + r.draws, 4);
+    // And with Gumbel AlphaZero's root over 4 moves instead of PUCT's (issue 48): still
+    // whole games of legal moves.
+    net.search.gumbel = Some(4);
+    let r = arena(
+        &mut net,
+        &mut RandomPlayer::new(Policy::Uniform, 9),
+        2,
+        5,
+        Preset::Chinese.rules().with_komi(0.5),
+        9,
+        2,
+    );
+    assert_eq!(r.a_wins + r.b_wins + r.draws, 2);
+    assert!(net.failed.is_none());
 
     // The loop closes: PUCT self-play with the network (leaves batched across the games in
     // flight, two lanes), visit counts as targets, then a second generation trained on it.

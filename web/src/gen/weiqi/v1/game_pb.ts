@@ -2224,7 +2224,8 @@ export const ReviewGameRequestSchema: GenMessage<ReviewGameRequest> = /*@__PURE_
  */
 export type ReviewGameResponse = Message<"weiqi.v1.ReviewGameResponse"> & {
   /**
-   * Reviews that run before this one (0 once it runs).
+   * Reviews waiting for a worker ahead of this one (those running not counted; 0 once it
+   * runs).
    *
    * @generated from field: uint32 queued_ahead = 1;
    */
@@ -3134,8 +3135,10 @@ export const GameService: GenService<{
    * the stream tells the review's place in the queue and its progress, and its last item
    * carries the review, stored then for everyone (a stored review is the only item, at
    * once). Closing the stream does not stop a review. FAILED_PRECONDITION wrong_phase for
-   * a game not finished; RESOURCE_EXHAUSTED review_queue_full (with RetryInfo) when the
-   * server has as many reviews running and waiting as it takes.
+   * a game not finished, review_too_long past the server's longest (review.max_moves);
+   * RESOURCE_EXHAUSTED review_queue_full (with RetryInfo) when the server has as many
+   * reviews running and waiting as it takes, quota_exceeded past a client's
+   * reviews_per_minute.
    *
    * @generated from rpc weiqi.v1.GameService.ReviewGame
    */
