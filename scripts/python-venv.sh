@@ -7,5 +7,5 @@ set -euo pipefail
 venv=${1:?usage: scripts/python-venv.sh DIR}
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  "maturin>=1.9,<2" pytest numpy "gymnasium>=1.0" "pettingzoo>=1.24" torch==2.13.0
+  "maturin>=1.9.4,<2" pytest numpy "gymnasium>=1.0" "pettingzoo>=1.25" torch==2.13.0
 echo "Python test environment ready in $venv"

@@ -205,7 +205,7 @@ impl VecEnv {
         self.envs
             .state(k)
             .map(|s| crate::state::State { inner: s.clone() })
-            .ok_or_else(|| PyValueError::new_err(format!("k is 0..{}", self.envs.len())))
+            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err(format!("k is 0..{}", self.envs.len())))
     }
 
     #[getter]

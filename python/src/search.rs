@@ -27,7 +27,7 @@ pub fn mcts_move(py: Python<'_>, state: &State, visits: u32, threads: usize, see
         return Err(PyValueError::new_err("threads is 1..=256 and visits at least 1"));
     }
     let s = state.inner.clone();
-    let size = s.board().width();
+    let size = square(&s)?;
     let top = py.detach(move || {
         let mut player = MctsPlayer::new(MctsSettings {
             playouts: visits,
@@ -41,6 +41,17 @@ pub fn mcts_move(py: Python<'_>, state: &State, visits: u32, threads: usize, see
     Ok(top.map_or((move_action(Move::Pass, size, size), 0.5), |c| {
         (move_action(c.mv, size, size), c.winrate)
     }))
+}
+
+/// The board's size; the searches play square boards only.
+fn square(s: &RulesState) -> PyResult<u8> {
+    let (w, h) = (s.board().width(), s.board().height());
+    if w != h {
+        return Err(PyValueError::new_err(format!(
+            "the searches play square boards, not {w}x{h}"
+        )));
+    }
+    Ok(w)
 }
 
 /// A network as Python gives it: `evaluate(features)` with features uint8 `[B, 17, N, N]`
@@ -112,7 +123,7 @@ pub fn puct_policy<'py>(
     if state.inner.is_over() {
         return Err(PyValueError::new_err("the game is over"));
     }
-    let size = state.inner.board().width();
+    let size = square(&state.inner)?;
     let mut cfg = SearchConfig::for_size(size, visits.max(1));
     cfg.c_puct = c_puct;
     cfg.temperature_plies = 0;

@@ -90,13 +90,14 @@ impl State {
     }
 
     /// SGF replayed up to its first illegal move, if any: `(state, None)` or `(state
-    /// before it, (move number from 1, reason))`. `komi` and `rules` override the record's.
+    /// before it, (move number from 1, reason))`. `komi` and `rules` override the record's
+    /// (the komi then the record's, else the rules preset's).
     #[staticmethod]
     #[pyo3(signature = (text, komi = None, rules = None))]
     fn replay_sgf(text: &str, komi: Option<f64>, rules: Option<&str>) -> PyResult<(State, Option<(usize, String)>)> {
         let record = GameRecord::parse(text).map_err(value)?;
         let mut r = match rules {
-            Some(name) => self::rules(name, 0.0)?,
+            Some(name) => name.parse::<Preset>().map_err(value)?.rules(),
             None => record.named_rules().unwrap_or_else(|| Preset::Chinese.rules()),
         };
         if let Some(k) = komi.or(record.komi) {

@@ -63,6 +63,7 @@ def test_a_corrupt_shard_or_another_schema_is_refused(tmp_path):
 
 def test_a_torch_training_step_on_the_dataset(tmp_path):
     torch = pytest.importorskip("torch")
+    import pickle
     out = write_shards(tmp_path, games=16)
     data = weiqi.data.ShardDataset(str(out))
     loader = torch.utils.data.DataLoader(data, batch_size=64)
@@ -80,6 +81,11 @@ def test_a_torch_training_step_on_the_dataset(tmp_path):
         opt.step()
         losses.append(loss.item())
     assert losses[-1] < losses[0]
+    # One class, picklable (DataLoader workers started by spawn get a copy).
+    assert type(pickle.loads(pickle.dumps(data))) is weiqi.data.ShardDataset
+    # Two workers share the shards, every row once.
+    two = torch.utils.data.DataLoader(weiqi.data.ShardDataset(str(out)), batch_size=None, num_workers=2)
+    assert sum(1 for _ in two) == sum(p for _, _, p in weiqi.data.shards(str(out)))
     # Batches straight from the dataset, and every row once per pass.
     batched = weiqi.data.ShardDataset(str(out), batch_size=50, shuffle=False)
     total = sum(len(b["value"]) for b in batched)

@@ -55,7 +55,7 @@ def test_the_state_of_a_game_is_a_copy():
     assert s.moves == [12]
     s.play(13)
     assert env.state(0).moves == [12]
-    with pytest.raises(ValueError):
+    with pytest.raises(IndexError):
         env.state(2)
 
 

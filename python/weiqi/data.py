@@ -53,37 +53,10 @@ def batches(
             yield {k: v[rows] for k, v in shard.items()}
 
 
-def _torch_dataset():
-    import torch
-    from torch.utils.data import IterableDataset, get_worker_info
-
-    class ShardDataset(IterableDataset):
-        """The shards under ``location`` as tensors: one dict a row (``batch_size=None``,
-        for a DataLoader that batches) or a dict a batch."""
-
-        def __init__(self, location: str, batch_size: Optional[int] = None, shuffle: bool = True, seed: int = 0):
-            super().__init__()
-            self.location, self.batch_size, self.shuffle, self.seed = location, batch_size, shuffle, seed
-            self.keys = list_shards(location)
-            self.epoch = 0
-
-        def __iter__(self):
-            info = get_worker_info()
-            keys = self.keys if info is None else self.keys[info.id :: info.num_workers]
-            seed = self.seed + self.epoch * 1_000_003 + (0 if info is None else info.id)
-            self.epoch += 1
-            for b in batches(self.location, self.batch_size or 1024, self.shuffle, seed, _keys=keys):
-                tensors = {k: torch.from_numpy(v.astype(np.int64) if v.dtype == np.uint64 else v) for k, v in b.items()}
-                if self.batch_size:
-                    yield tensors
-                else:
-                    for i in range(len(b["value"])):
-                        yield {k: t[i] for k, t in tensors.items()}
-
-    return ShardDataset
-
-
 def __getattr__(name: str):
+    # (torch is imported only when its dataset is asked for.)
     if name == "ShardDataset":
-        return _torch_dataset()
+        from ._torch_data import ShardDataset
+
+        return ShardDataset
     raise AttributeError(name)

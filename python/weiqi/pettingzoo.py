@@ -1,13 +1,18 @@
-"""A PettingZoo AEC environment with the spaces of PettingZoo's ``go_v5``, on the weiqi
-engine (positional superko, which go_v5 does not check).
+"""A PettingZoo AEC environment with the agents, spaces and wrappers of PettingZoo's
+``go_v5``, on the weiqi engine (positional superko, which go_v5 does not check).
 
 ``env(board_size=19, komi=7.5)`` wraps ``raw_env`` as go_v5 does (an illegal action
 ends the game with reward -1 for its player; actions out of range are refused; calls in
 order). Agents ``black_0`` and ``white_0``; observation ``{"observation": bool [N, N, 17],
 "action_mask": int8 [N*N+1]}``: pairs of planes (the observing agent's stones, the
 opponent's) for the last 8 positions, newest first, then a plane of ones for White's agent
-(go_v5's player plane). The action mask is the agent's legal moves while it is to play,
-zeros otherwise, and only the pass once the game is over (as go_v5). The game ends after
+(go_v5's player plane). The shape is go_v5's, the planes' meaning is not quite: go_v5
+stores each pair from the view of the player who had just moved, so its pairs alternate
+between (opponent, self) and (self, opponent) down the history; here every pair is from
+the observer's view, as AlphaGo Zero's planes are. A policy trained on go_v5's planes
+needs its pairs reordered. The action mask is the agent's legal moves while it is to play,
+zeros otherwise, and only the pass once the game is over (for both agents; go_v5 only
+for the one whose turn it is). The game ends after
 two passes, counted by area with every stone alive: +1 and -1, or 0 each for a draw.
 """
 

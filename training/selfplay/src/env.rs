@@ -23,9 +23,10 @@ pub enum Layout {
     /// stones in the last 8 positions, newest first, then the opponent's, then a plane of
     /// ones when Black is to move.
     Planes,
-    /// `[N, N, 17]`, channels last, as PettingZoo's `go_v5` lays them out: pairs (the
+    /// `[N, N, 17]`, channels last, in the shape of PettingZoo's `go_v5`: pairs (the
     /// mover's stones, the opponent's) for the last 8 positions, newest first, then a plane
-    /// of ones when White is to move.
+    /// of ones when White is to move (go_v5's colour plane; its pairs are each from the view
+    /// of the player who had just moved, these all from the mover's).
     ChannelsLast,
 }
 
@@ -191,20 +192,27 @@ pub fn write_planes<'a>(boards: impl Iterator<Item = &'a [u8]>, black: bool, lay
     }
 }
 
-/// The boards of `state`'s last `k` positions, newest first (the current one first),
-/// found by taking moves back: the history of a game known only by its moves.
+/// The boards of `state`'s last `k` positions, newest first (the current one first): the
+/// history of a game known only by its moves, replayed once from its start.
 pub fn last_boards(state: &State, k: usize) -> Vec<Vec<u8>> {
-    let mut boards = Vec::with_capacity(k);
-    let mut s = state.clone();
-    while boards.len() < k {
+    let moves = state.moves();
+    let mut s = State::from_board(state.initial_board().clone(), state.initial_to_move(), *state.rules());
+    let mut boards: std::collections::VecDeque<Vec<u8>> = std::collections::VecDeque::with_capacity(k + 1);
+    let mut keep = |s: &State| {
         let mut cells = Vec::new();
         s.board().write_cells(&mut cells);
-        boards.push(cells);
-        if s.undo().is_none() {
+        boards.push_front(cells);
+        boards.truncate(k);
+    };
+    keep(&s);
+    for &(color, mv) in moves {
+        // (The game's own moves; a state's history always replays.)
+        if s.play_color(color, mv).is_err() {
             break;
         }
+        keep(&s);
     }
-    boards
+    boards.into()
 }
 
 /// The planes of one game's position (its last 8 boards), as a step of [`Envs`] writes

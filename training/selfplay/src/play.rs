@@ -67,17 +67,13 @@ pub struct GameData {
 /// (`17 * area` bytes): planes 0..8 the mover's stones in `history` (newest last in the
 /// slice, newest first in the planes), 8..16 the opponent's, 16 all ones when Black moves.
 pub fn encode_planes(history: &[Vec<u8>], black_to_move: bool, area: usize, out: &mut [u8]) {
-    let (me, opp) = if black_to_move { (1u8, 2u8) } else { (2u8, 1u8) };
-    out.fill(0);
-    for (k, h) in history.iter().rev().take(8).enumerate() {
-        for (i, &c) in h.iter().enumerate() {
-            out[k * area + i] = (c == me) as u8;
-            out[(8 + k) * area + i] = (c == opp) as u8;
-        }
-    }
-    if black_to_move {
-        out[16 * area..17 * area].fill(1);
-    }
+    let out = &mut out[..crate::PLANES * area];
+    crate::env::write_planes(
+        history.iter().rev().map(Vec::as_slice),
+        black_to_move,
+        crate::env::Layout::Planes,
+        out,
+    );
 }
 
 /// Cells of a board as bytes: 0 empty, 1 Black, 2 White, row by row.
