@@ -36,19 +36,7 @@ async fn finished(c: &mut GameServiceClient<Channel>, moves: &[&str]) -> String 
         color_choice: pb::ColorChoice::HostBlack as i32,
         ..Default::default()
     };
-    let (created, joined) = create_and_join(
-        c,
-        pb::CreateGameRequest {
-            settings: Some(settings),
-            ..Default::default()
-        },
-    )
-    .await;
-    let g = Game {
-        id: created.game_id,
-        black: created.seat_token,
-        white: joined.seat_token,
-    };
+    let g = game_with(c, settings).await;
     for (k, v) in moves.iter().enumerate() {
         let (x, y) = point(v);
         let token = if k % 2 == 0 { &g.black } else { &g.white };

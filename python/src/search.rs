@@ -11,7 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
-use weiqi_gtp::{Budget, Choice, EnginePlayer, MatchSettings, MctsPlayer, MctsSettings, Player, play_out};
+use weiqi_gtp::{
+    Budget, Choice, EnginePlayer, GameOutcome, MatchSettings, MctsPlayer, MctsSettings, Player, Tally, play_out,
+};
 use weiqi_rules::{Color, Move, Policy, State as RulesState};
 use weiqi_selfplay::{Eval, EvalError, Evaluator, Objects, SearchConfig};
 
@@ -94,14 +96,6 @@ impl Evaluator for PyNet {
     }
 }
 
-/// The boards of `state`'s last 8 positions, oldest first, the current one last (the
-/// search's history).
-fn history(state: &RulesState) -> Vec<Vec<u8>> {
-    let mut boards = weiqi_selfplay::env::last_boards(state, 8);
-    boards.reverse();
-    boards
-}
-
 /// PUCT (AlphaZero's search) from `state` with `evaluate` as the network (see `PyNet`):
 /// `(visit policy float32 [N*N+1], action, value)`. Dirichlet noise at the root when
 /// `noise` (self-play's); the action is the most visited move. With `gumbel=m`, Gumbel
@@ -138,7 +132,7 @@ pub fn puct_policy<'py>(
         size: size as usize,
     };
     let mut rng = SmallRng::seed_from_u64(seed);
-    let (s, history) = (state.inner.clone(), history(&state.inner));
+    let (s, history) = (state.inner.clone(), weiqi_selfplay::recent_boards(&state.inner, 8));
     let root = py
         .detach(move || weiqi_selfplay::search(&s, &history, &cfg, &mut net, &mut rng))
         .map_err(runtime)?;
@@ -297,7 +291,7 @@ pub fn play_match<'py>(
             let mut theirs = EnginePlayer::spawn(&command, timeout).map_err(|e| e.to_string())?;
             let mut rng = SmallRng::seed_from_u64(seed);
             let mut results = Vec::new();
-            let (mut wins, mut losses, mut draws) = (0u32, 0u32, 0u32);
+            let mut tally = Tally::default();
             for g in 0..games {
                 let start = RulesState::new(size, r).map_err(|e| e.to_string())?;
                 let ours_black = g % 2 == 0;
@@ -309,38 +303,33 @@ pub fn play_match<'py>(
                 if let Some(why) = ours.failure.take() {
                     return Err(why);
                 }
-                let ours_color = if ours_black { Color::Black } else { Color::White };
-                match played.winner {
-                    Some(c) if c == ours_color => wins += 1,
-                    Some(_) => losses += 1,
-                    None => draws += 1,
-                }
-                results.push((
-                    ours_black,
-                    format!("{:?}", played.ending),
-                    played.winner.map(|c| c == Color::Black),
-                ));
+                let outcome = GameOutcome {
+                    a_black: ours_black,
+                    winner: played.winner,
+                    moves: played.state.move_number(),
+                    ending: played.ending,
+                };
+                tally.add(&outcome);
+                results.push(outcome);
             }
-            Ok((results, (wins, losses, draws)))
+            Ok((results, tally))
         })
         .map_err(runtime)?;
-    let (wins, losses, draws) = tally;
-    let n = (wins + losses + draws) as f64;
-    let score = wins as f64 + draws as f64 / 2.0;
+    // (The policy is the tally's A.)
     let d = PyDict::new(py);
-    d.set_item("games", wins + losses + draws)?;
-    d.set_item("wins", wins)?;
-    d.set_item("losses", losses)?;
-    d.set_item("draws", draws)?;
-    d.set_item("score", if n > 0.0 { score / n } else { 0.0 })?;
-    d.set_item("wilson95", weiqi_rating::wilson95(score, n))?;
+    d.set_item("games", tally.games)?;
+    d.set_item("wins", tally.a_wins)?;
+    d.set_item("losses", tally.b_wins)?;
+    d.set_item("draws", tally.draws)?;
+    d.set_item("score", tally.a_win_rate())?;
+    d.set_item("wilson95", tally.wilson95())?;
     let rows: Vec<_> = results
         .into_iter()
-        .map(|(black, ending, black_won)| {
+        .map(|o| {
             let d = PyDict::new(py);
-            d.set_item("policy_black", black)?;
-            d.set_item("ending", ending)?;
-            d.set_item("black_won", black_won)?;
+            d.set_item("policy_black", o.a_black)?;
+            d.set_item("ending", format!("{:?}", o.ending))?;
+            d.set_item("black_won", o.winner.map(|c| c == Color::Black))?;
             Ok(d)
         })
         .collect::<PyResult<_>>()?;

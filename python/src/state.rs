@@ -27,16 +27,12 @@ pub(crate) fn rules(name: &str, komi: f64) -> PyResult<Rules> {
 /// The move an action names on a board `width` wide and `height` high (square but for
 /// rule cases on strips), or IllegalMoveError naming it.
 pub(crate) fn action_move(action: i64, width: u8, height: u8) -> PyResult<Move> {
-    let (w, area) = (width as i64, width as i64 * height as i64);
-    if action == area {
-        Ok(Move::Pass)
-    } else if (0..area).contains(&action) {
-        Ok(Move::Place(Point::new((action % w) as u8, (action / w) as u8)))
-    } else {
-        Err(IllegalMoveError::new_err(format!(
-            "action {action} is off the board (0..={area})"
-        )))
-    }
+    weiqi_selfplay::index_move(action, width, height).ok_or_else(|| {
+        IllegalMoveError::new_err(format!(
+            "action {action} is off the board (0..={})",
+            width as i64 * height as i64
+        ))
+    })
 }
 
 /// A move's action on a board `width` wide and `height` high.

@@ -200,6 +200,11 @@ pub async fn new_game(c: &mut GameServiceClient<Channel>, size: u32, time: Optio
         color_choice: pb::ColorChoice::HostBlack as i32,
         ..Default::default()
     };
+    game_with(c, settings).await
+}
+
+/// A game of `settings` created and joined, in play: the host's seat and the guest's.
+pub async fn game_with(c: &mut GameServiceClient<Channel>, settings: pb::GameSettings) -> Game {
     let (created, joined) = create_and_join(
         c,
         pb::CreateGameRequest {

@@ -97,13 +97,10 @@ pub fn review_until(
 fn judge(position: &State, player: &mut MctsPlayer) -> (f64, Option<Move>, f64) {
     if position.is_over() {
         let dead = weiqi_rules::DeadEstimate::default().estimate(position);
-        let wmb = position.area_score(&dead).map_or(0.0, |s| s.white_minus_black);
-        let black = if wmb < 0.0 {
-            1.0
-        } else if wmb > 0.0 {
-            0.0
-        } else {
-            0.5
+        let black = match position.area_score(&dead).ok().and_then(|s| s.outcome.winner()) {
+            Some(Color::Black) => 1.0,
+            Some(Color::White) => 0.0,
+            None => 0.5,
         };
         return (black, None, black);
     }

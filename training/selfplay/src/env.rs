@@ -12,9 +12,10 @@
 
 use std::fmt;
 
-use weiqi_rules::{Color, Move, Point, Rules, State};
+use weiqi_rules::{Color, Move, Rules, State};
 
 use crate::PLANES;
+use crate::play::{index_move, outcome_value};
 
 /// How an observation's planes are laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,26 +138,25 @@ impl Game {
         self.seen = (self.seen + 1).min(8);
     }
 
-    fn write(&self, config: &EnvConfig, obs: &mut [u8], legal: &mut [u8]) {
+    /// Writes row `k` of `out`: this game's planes, legal moves and player to move.
+    fn write(&self, config: &EnvConfig, k: usize, out: &mut Out<'_>) {
+        let (o, a) = (config.observation_len(), config.actions());
         let area = self.history.len() / 8;
-        let boards = (0..self.seen).map(|k| {
-            let slot = (self.newest + 8 - k) % 8;
+        let boards = (0..self.seen).map(|back| {
+            let slot = (self.newest + 8 - back) % 8;
             &self.history[slot * area..(slot + 1) * area]
         });
-        write_planes(boards, self.state.to_move() == Color::Black, config.layout, obs);
-        self.state.write_legal(legal);
+        let black = self.state.to_move() == Color::Black;
+        write_planes(boards, black, config.layout, &mut out.observations[k * o..(k + 1) * o]);
+        self.state.write_legal(&mut out.legal[k * a..(k + 1) * a]);
+        out.to_play[k] = !black as u8;
     }
 
-    /// Black's and White's rewards for the game as it stands, counted by area.
+    /// Black's and White's rewards for the game as it stands, counted by area with every
+    /// stone alive (as self-play's value targets are).
     fn rewards(&self) -> [f32; 2] {
-        let wmb = self.state.area_score(&[]).map_or(0.0, |s| s.white_minus_black);
-        if wmb < 0.0 {
-            [1.0, -1.0]
-        } else if wmb > 0.0 {
-            [-1.0, 1.0]
-        } else {
-            [0.0, 0.0]
-        }
+        let winner = self.state.tromp_taylor_score().outcome.winner();
+        [outcome_value(winner, Color::Black), outcome_value(winner, Color::White)]
     }
 }
 
@@ -192,37 +192,14 @@ pub fn write_planes<'a>(boards: impl Iterator<Item = &'a [u8]>, black: bool, lay
     }
 }
 
-/// The boards of `state`'s last `k` positions, newest first (the current one first): the
-/// history of a game known only by its moves, replayed once from its start.
-pub fn last_boards(state: &State, k: usize) -> Vec<Vec<u8>> {
-    let moves = state.moves();
-    let mut s = State::from_board(state.initial_board().clone(), state.initial_to_move(), *state.rules());
-    let mut boards: std::collections::VecDeque<Vec<u8>> = std::collections::VecDeque::with_capacity(k + 1);
-    let mut keep = |s: &State| {
-        let mut cells = Vec::new();
-        s.board().write_cells(&mut cells);
-        boards.push_front(cells);
-        boards.truncate(k);
-    };
-    keep(&s);
-    for &(color, mv) in moves {
-        // (The game's own moves; a state's history always replays.)
-        if s.play_color(color, mv).is_err() {
-            break;
-        }
-        keep(&s);
-    }
-    boards.into()
-}
-
 /// The planes of one game's position (its last 8 boards), as a step of [`Envs`] writes
 /// them.
 pub fn observe(state: &State, layout: Layout) -> Vec<u8> {
-    let boards = last_boards(state, 8);
+    let boards = crate::recent_boards(state, 8);
     let area = state.board().area() as usize;
     let mut obs = vec![0u8; PLANES * area];
     write_planes(
-        boards.iter().map(Vec::as_slice),
+        boards.iter().rev().map(Vec::as_slice),
         state.to_move() == Color::Black,
         layout,
         &mut obs,
@@ -301,19 +278,19 @@ impl Envs {
     }
 
     /// Every game from the start; rewards and dones zero.
-    pub fn reset(&mut self, out: Out<'_>) -> Result<(), StepError> {
+    pub fn reset(&mut self, mut out: Out<'_>) -> Result<(), StepError> {
         self.check(&out)?;
-        for g in &mut self.games {
+        for (k, g) in self.games.iter_mut().enumerate() {
             *g = Game::new(&self.config);
+            g.write(&self.config, k, &mut out);
         }
         out.rewards.fill(0.0);
         out.dones.fill(0);
-        self.write_all(out);
         Ok(())
     }
 
     /// Plays `actions[k]` in game `k`, for every game, and writes the results.
-    pub fn step(&mut self, actions: &[i64], out: Out<'_>) -> Result<(), StepError> {
+    pub fn step(&mut self, actions: &[i64], mut out: Out<'_>) -> Result<(), StepError> {
         self.check(&out)?;
         if actions.len() != self.games.len() {
             return Err(StepError::Buffer {
@@ -324,7 +301,6 @@ impl Envs {
         }
         // Every action checked before any is played: a refused step changes nothing.
         let moves = self.moves(actions)?;
-        let (o, a) = (self.config.observation_len(), self.config.actions());
         let config = &self.config;
         // One pass: each game is played and written while it is in the cache (a batch of a
         // thousand games is megabytes of boards and histories).
@@ -340,36 +316,26 @@ impl Envs {
             if ended {
                 *g = Game::new(config);
             }
-            g.write(
-                config,
-                &mut out.observations[k * o..(k + 1) * o],
-                &mut out.legal[k * a..(k + 1) * a],
-            );
-            out.to_play[k] = (g.state.to_move() == Color::White) as u8;
+            g.write(config, k, &mut out);
         }
         Ok(())
     }
 
     /// The moves `actions` name, or the first game's refusal.
     fn moves(&self, actions: &[i64]) -> Result<Vec<Move>, StepError> {
-        let size = self.config.size as i64;
-        let area = size * size;
+        let size = self.config.size;
         actions
             .iter()
             .zip(&self.games)
             .enumerate()
             .map(|(k, (&a, g))| {
-                let m = if a == area {
-                    Move::Pass
-                } else if (0..area).contains(&a) {
-                    Move::Place(Point::new((a % size) as u8, (a / size) as u8))
-                } else {
+                let Some(m) = index_move(a, size, size) else {
                     return match self.config.on_illegal {
                         OnIllegal::Pass => Ok(Move::Pass),
                         OnIllegal::Error => Err(StepError::Illegal {
                             env: k,
                             action: a,
-                            why: format!("actions are 0..={area}"),
+                            why: format!("actions are 0..={}", self.config.area()),
                         }),
                     };
                 };
@@ -385,24 +351,13 @@ impl Envs {
             })
             .collect()
     }
-
-    fn write_all(&self, out: Out<'_>) {
-        let (o, a) = (self.config.observation_len(), self.config.actions());
-        for (k, g) in self.games.iter().enumerate() {
-            g.write(
-                &self.config,
-                &mut out.observations[k * o..(k + 1) * o],
-                &mut out.legal[k * a..(k + 1) * a],
-            );
-            out.to_play[k] = (g.state.to_move() == Color::White) as u8;
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::play::{cells, encode_planes};
+    use weiqi_rules::Point;
     use weiqi_rules::Preset;
 
     fn config(size: u8, layout: Layout, on_illegal: OnIllegal) -> EnvConfig {

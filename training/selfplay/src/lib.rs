@@ -35,8 +35,8 @@ pub mod variant;
 pub use batch::{Batch, Batches, symmetry_permutation};
 pub use objects::Objects;
 pub use play::{
-    Chooser, GameData, PlayPolicy, cells, encode_planes, move_index, play_game, play_game_from, play_game_with,
-    play_policy_from,
+    Chooser, GameData, PlayPolicy, cells, encode_planes, index_move, move_index, play_game, play_game_from,
+    play_game_with, play_policy_from, recent_boards,
 };
 pub use search::{
     Eval, EvalError, Evaluator, Leaf, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search,

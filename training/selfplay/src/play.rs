@@ -294,6 +294,39 @@ pub(crate) fn outcome_value(winner: Option<Color>, mover: Color) -> f32 {
     }
 }
 
+/// The move at `index` of a policy vector on a board `width` wide and `height` high (the
+/// inverse of [`move_index`]: points row by row from the top, the pass last); None outside
+/// `0..=width*height`.
+pub fn index_move(index: i64, width: u8, height: u8) -> Option<Move> {
+    let (w, area) = (width as i64, width as i64 * height as i64);
+    match index {
+        i if i == area => Some(Move::Pass),
+        i if (0..area).contains(&i) => Some(Move::Place(weiqi_rules::Point::new((i % w) as u8, (i / w) as u8))),
+        _ => None,
+    }
+}
+
+/// The boards of `state`'s last `k` positions, oldest first and the current one last (the
+/// search's history, the planes' input), replayed once from the game's start: the history
+/// of a game known only by its moves.
+pub fn recent_boards(state: &State, k: usize) -> Vec<Vec<u8>> {
+    let n = state.board().width() as usize;
+    let mut s = State::from_board(state.initial_board().clone(), state.initial_to_move(), *state.rules());
+    let mut boards = std::collections::VecDeque::with_capacity(k + 1);
+    boards.push_back(cells(&s, n));
+    for &(color, mv) in state.moves() {
+        // (The game's own moves: a state's history always replays.)
+        if s.play_color(color, mv).is_err() {
+            break;
+        }
+        boards.push_back(cells(&s, n));
+        if boards.len() > k {
+            boards.pop_front();
+        }
+    }
+    boards.into()
+}
+
 /// Index of a move in the N*N+1 policy vector (pass last).
 pub fn move_index(mv: Move, n: usize) -> usize {
     match mv {

@@ -245,21 +245,6 @@ impl Evaluator for Net {
     }
 }
 
-/// Every board of `state`'s game so far, the current one last (the planes' history), by
-/// replaying its moves from its first position.
-fn boards(state: &State) -> Vec<Vec<u8>> {
-    let n = state.board().width() as usize;
-    let mut s = State::from_board(state.initial_board().clone(), state.initial_to_move(), *state.rules());
-    let mut out = vec![weiqi_selfplay::cells(&s, n)];
-    for &(color, mv) in state.moves() {
-        if s.play_color(color, mv).is_err() {
-            break;
-        }
-        out.push(weiqi_selfplay::cells(&s, n));
-    }
-    out
-}
-
 /// Plays with the network and PUCT search (`visits` simulations, one evaluation each;
 /// no noise, the most visited move).
 pub struct NetPlayer {
@@ -296,7 +281,13 @@ impl Player for NetPlayer {
         if self.failed.is_some() || color != state.to_move() {
             return Choice::Play(Move::Pass);
         }
-        match search(state, &boards(state), &self.search, &mut self.net, &mut self.rng) {
+        match search(
+            state,
+            &weiqi_selfplay::recent_boards(state, 8),
+            &self.search,
+            &mut self.net,
+            &mut self.rng,
+        ) {
             Ok(r) => Choice::Play(r.mv),
             Err(e) => {
                 self.failed = Some(format!("{}: {e}", self.label));
