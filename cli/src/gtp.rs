@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use weiqi_gtp::{GtpEngine, MctsPlayer, MctsSettings, Player, PlayerKind, RandomPlayer};
+use weiqi_gtp::{GtpEngine, HybridSettings, MctsPlayer, MctsSettings, Player, PlayerKind, RandomPlayer};
 use weiqi_rules::{Policy, Preset};
 
 #[derive(clap::Args)]
@@ -10,10 +10,27 @@ pub struct GtpArgs {
     /// Rules preset: chinese (positional superko), japanese, tromp-taylor, ...
     #[arg(long, default_value = "chinese")]
     rules: Preset,
-    /// Who chooses the moves: uniform, light or heavy (the playout policies), or mcts (tree
-    /// search over playouts).
+    /// Who chooses the moves: uniform, light or heavy (the playout policies), mcts (tree
+    /// search over playouts), net:PATH (a trained network with its own search, feature
+    /// `tch`) or hybrid:PATH (mcts advised by the network: its priors and its value mixed
+    /// with the playouts', feature `tch`).
     #[arg(long, default_value = "mcts")]
-    player: PlayerKind,
+    player: String,
+    /// net: simulations per move (the move's time may stop it sooner).
+    #[arg(long, default_value_t = 800)]
+    visits: u32,
+    /// net: Gumbel AlphaZero's root over M moves instead of PUCT's.
+    #[arg(long, value_name = "M")]
+    gumbel: Option<u32>,
+    /// hybrid: a node asks the network once it has this many simulations (the root at once).
+    #[arg(long, default_value_t = HybridSettings::default().advice_visits)]
+    advice_visits: u32,
+    /// hybrid: the network value's share of each simulation's result (AlphaGo's 0.5).
+    #[arg(long, default_value_t = HybridSettings::default().value_weight)]
+    value_weight: f32,
+    /// hybrid: virtual wins for the network's favourite move at an advised node.
+    #[arg(long, default_value_t = HybridSettings::default().prior_visits)]
+    prior_visits: f32,
     /// The most seconds a move may take, whatever the clock allows.
     #[arg(long, default_value_t = 1.0)]
     seconds: f64,
@@ -66,17 +83,33 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
         "--seconds must be a positive number"
     );
     anyhow::ensure!((1..=256).contains(&args.threads), "--threads is 1 to 256");
-    let player: Box<dyn Player> = match args.player {
-        PlayerKind::Uniform => Box::new(RandomPlayer::new(Policy::Uniform, args.seed)),
-        PlayerKind::Light => Box::new(RandomPlayer::new(Policy::Light, args.seed)),
-        PlayerKind::Heavy => Box::new(RandomPlayer::new(Policy::Heavy, args.seed)),
-        PlayerKind::Mcts => Box::new(MctsPlayer::new(MctsSettings {
-            playouts: args.playouts,
-            threads: args.threads,
-            seed: args.seed,
-            policy: args.playout,
-            resign_below: args.resign_below,
-        })),
+    let mcts = MctsSettings {
+        playouts: args.playouts,
+        threads: args.threads,
+        seed: args.seed,
+        policy: args.playout,
+        resign_below: args.resign_below,
+    };
+    let player: Box<dyn Player> = if args.player.starts_with("net:") {
+        weiqi_trainer::runs::player(&args.player, args.visits, args.gumbel, "cpu", args.seed)?
+    } else if let Some(path) = args.player.strip_prefix("hybrid:") {
+        let hybrid = HybridSettings {
+            advice_visits: args.advice_visits,
+            value_weight: args.value_weight,
+            prior_visits: args.prior_visits,
+        };
+        weiqi_trainer::runs::hybrid_player(path, mcts, hybrid)?
+    } else {
+        let kind: PlayerKind = args
+            .player
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!("--player: {e}, net:PATH or hybrid:PATH"))?;
+        match kind {
+            PlayerKind::Uniform => Box::new(RandomPlayer::new(Policy::Uniform, args.seed)),
+            PlayerKind::Light => Box::new(RandomPlayer::new(Policy::Light, args.seed)),
+            PlayerKind::Heavy => Box::new(RandomPlayer::new(Policy::Heavy, args.seed)),
+            PlayerKind::Mcts => Box::new(MctsPlayer::new(mcts)),
+        }
     };
     let mut engine = GtpEngine::new(args.rules, player, Duration::from_secs_f64(args.seconds)).with_dead_estimate(
         weiqi_rules::DeadEstimate {

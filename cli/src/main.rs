@@ -112,6 +112,12 @@ struct TrainArgs {
     blocks: i64,
     #[arg(long, default_value_t = 32)]
     channels: i64,
+    /// Global pooling in the residual blocks (KataGo's; a new network only).
+    #[arg(long)]
+    global_pooling: bool,
+    /// A score head trained on the final margin (an auxiliary target; a new network only).
+    #[arg(long)]
+    score_head: bool,
     #[arg(long, default_value_t = 2000)]
     steps: usize,
     #[arg(long, default_value_t = 64)]
@@ -264,11 +270,11 @@ enum Command {
 /// Keeping them made network self-play 1.3x and training 1.2x faster here.
 const MALLOC_TUNABLES: &str = "glibc.malloc.mmap_threshold=268435456:glibc.malloc.trim_threshold=268435456";
 
-/// Whether these arguments run a network (training, or a `net:` player).
+/// Whether these arguments run a network (training, or a `net:` or `hybrid:` player).
 fn runs_network(args: &[String]) -> bool {
     (matches!(args.get(1).map(String::as_str), Some("train" | "loop")) && !args.iter().any(|a| a == "--report-only"))
-        || (matches!(args.get(1).map(String::as_str), Some("selfplay" | "arena"))
-            && args.iter().any(|a| a.contains("net:")))
+        || (matches!(args.get(1).map(String::as_str), Some("selfplay" | "arena" | "gtp"))
+            && args.iter().any(|a| a.contains("net:") || a.contains("hybrid:")))
 }
 
 /// Runs this same command again with [`MALLOC_TUNABLES`] (glibc reads them only at process
@@ -414,6 +420,8 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             init: args.init,
             blocks: args.blocks,
             channels: args.channels,
+            global_pooling: args.global_pooling,
+            score_head: args.score_head,
             steps: args.steps,
             batch: args.batch,
             lr: args.lr,

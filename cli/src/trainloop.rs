@@ -59,6 +59,25 @@ pub struct LoopArgs {
     threads: Option<usize>,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Gumbel AlphaZero's root over M moves (self-play, gates, anchors) instead of PUCT's.
+    #[arg(long, value_name = "M")]
+    gumbel: Option<u32>,
+    /// Playout cap randomization: this share of self-play moves is searched with --visits
+    /// and recorded, the others with --cheap-visits and not recorded (KataGo: 0.25).
+    #[arg(long, requires = "cheap_visits")]
+    full_fraction: Option<f64>,
+    /// Visits of the cheap searches (with --full-fraction).
+    #[arg(long, requires = "full_fraction")]
+    cheap_visits: Option<u32>,
+    /// Forced playouts and policy target pruning at self-play's roots (KataGo's).
+    #[arg(long)]
+    forced_playouts: bool,
+    /// Global pooling in the residual blocks (KataGo's).
+    #[arg(long)]
+    global_pooling: bool,
+    /// A score head trained on the final margin (an auxiliary target).
+    #[arg(long)]
+    score_head: bool,
     /// Where the networks train, play and are gated: cpu, cuda or cuda:N (a CUDA build of
     /// libtorch). Not a setting of the run: a loop may go on on another device.
     #[arg(long, default_value = "cpu")]
@@ -94,6 +113,17 @@ pub fn run(args: LoopArgs) -> anyhow::Result<ExitCode> {
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         seed: args.seed,
+        gumbel: args.gumbel,
+        playout_cap: args
+            .full_fraction
+            .zip(args.cheap_visits)
+            .map(|(full_fraction, cheap_visits)| weiqi_selfplay::PlayoutCap {
+                full_fraction,
+                cheap_visits,
+            }),
+        forced_playouts: args.forced_playouts,
+        global_pooling: args.global_pooling,
+        score_head: args.score_head,
     };
     let state = if args.report_only {
         let path = args.dir.join(LoopState::FILE);

@@ -276,6 +276,26 @@ fn gtp_engine_over_stdio() {
     assert_eq!(answers[8], "=");
 }
 
+/// `weiqi gtp --player` names what it offers when the name is wrong, and a network
+/// player in a build without libtorch says which build it needs (never a silent
+/// fallback to another player).
+#[test]
+fn gtp_players_that_cannot_run_say_why() {
+    let (code, _, err) = weiqi(&["gtp", "--player", "alphago"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("mcts") && err.contains("hybrid:PATH"), "{err}");
+    if !cfg!(feature = "tch") {
+        for player in ["net:model.safetensors", "hybrid:model.safetensors"] {
+            let (code, _, err) = weiqi(&["gtp", "--player", player]);
+            assert_ne!(code, 0);
+            assert!(err.contains("tch"), "{player}: {err}");
+        }
+    }
+    let (code, _, err) = weiqi(&["gtp", "--player", "hybrid:m.safetensors", "--value-weight", "2"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("value weight"), "{err}");
+}
+
 /// Live analysis over standard input and output, as Sabaki and Lizzie drive it: `=` at
 /// once, a line of candidates every interval for as long as the GUI sends nothing, and the
 /// answer ended by the next line it sends, which is then answered in turn.

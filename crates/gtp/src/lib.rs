@@ -8,7 +8,7 @@
 //! - `engine` — the board the controller sets up and the commands that change or read it;
 //! - `timing` — the controller's time settings and what is left, as a per-move budget;
 //! - `player`, `mcts` — who chooses the moves (`genmove`): random playout policies, or a
-//!   Monte Carlo tree search over them;
+//!   Monte Carlo tree search over them, optionally advised by a network (`hybrid`);
 //! - `analysis` — live analysis for GUIs (`lz-analyze`, `kata-analyze`);
 //! - `review` — a finished game judged move by move by the tree search (`weiqi review`);
 //! - `client`, `engine_player`, `referee` — the other side: engines in child processes,
@@ -22,6 +22,7 @@ mod analysis;
 mod client;
 mod engine;
 mod engine_player;
+mod hybrid;
 mod mcts;
 mod player;
 mod protocol;
@@ -33,6 +34,7 @@ pub use analysis::{Candidate, Dialect, Request as AnalysisRequest};
 pub use client::{Client, ClientError};
 pub use engine::{COMMANDS, GtpEngine};
 pub use engine_player::EnginePlayer;
+pub use hybrid::{Advice, Advisor, HybridSettings};
 pub use mcts::{MctsPlayer, MctsSettings};
 pub use player::{Choice, Player, PlayerKind, RandomPlayer};
 pub use protocol::{Line, Reply};

@@ -2,6 +2,8 @@
 //! statistics, MoGo's blend) over the rules crate's playouts (light or heavy, simple ko),
 //! priors from the heavy policy's tactics (Pachi's and Fuego's way of ordering new moves),
 //! root parallelism over threads, the tree kept between moves, and a pass and resign policy.
+//! With advisors (`MctsPlayer::with_advisors`) it is the hybrid engine: a network's move
+//! probabilities as priors and its value mixed with the playouts' results (`hybrid`).
 
 use std::time::Instant;
 
@@ -10,6 +12,7 @@ use rand::rngs::SmallRng;
 use weiqi_rules::{Color, DeadEstimate, Move, MoveHints, Playout, PlayoutOptions, Point, Policy, State};
 
 use crate::analysis::Candidate;
+use crate::hybrid::{Advisor, HybridSettings, mixed_result};
 use crate::player::{Choice, Player, to_move};
 use crate::timing::Budget;
 
@@ -57,7 +60,7 @@ const PASS_UNTRIED: f64 = 0.3;
 const EXPAND_VISITS: u32 = 2;
 /// Visits before a resignation can be trusted.
 const RESIGN_MIN_VISITS: u32 = 500;
-/// A tree stops growing at this many nodes (memory bound: 32 bytes a node, about 130 MB
+/// A tree stops growing at this many nodes (memory bound: 36 bytes a node, about 145 MB
 /// per thread); it keeps searching with the nodes it has. The tree is compacted to the
 /// subtree of the position reached after every move, so a new move starts well below it.
 const MAX_NODES: usize = 4_000_000;
@@ -76,6 +79,9 @@ struct Node {
     wins: f32,
     amaf_visits: u32,
     amaf_wins: f32,
+    /// The advisor's value of this position, from its player to move's view; NaN until
+    /// advised (hybrid search only).
+    net_value: f32,
 }
 
 impl Node {
@@ -90,6 +96,7 @@ impl Node {
             wins: 0.0,
             amaf_visits: 0,
             amaf_wins: 0.0,
+            net_value: f32::NAN,
         }
     }
 
@@ -272,8 +279,60 @@ impl Tree {
         (nd.first, nd.count, nd.expanded) = (first, count, true);
     }
 
-    /// One simulation from the root: select and expand down the tree, play out, back up.
-    fn simulate(&mut self, root_state: &State, cleanup: bool) {
+    /// Asks the advisor about `node` (at `state`) once it is expanded and has earned its
+    /// advice: the network's probabilities become virtual wins on its children (the
+    /// favourite gets `prior_visits`), its value is kept for the simulations below.
+    fn advise(&mut self, node: u32, state: &State, advising: &mut Advising<'_>) {
+        let nd = &self.nodes[node as usize];
+        let earned = node == ROOT || nd.visits >= advising.settings.advice_visits;
+        if advising.slot.failed.is_some() || !nd.expanded || !nd.net_value.is_nan() || !earned {
+            return;
+        }
+        let advice = match advising.slot.advisor.advise(state) {
+            Ok(a) => a,
+            Err(e) => {
+                advising.slot.failed = Some(e);
+                return;
+            }
+        };
+        let (first, count) = (nd.first as usize, nd.count as usize);
+        let area = state.board().area() as usize;
+        let width = state.board().width() as usize;
+        let prior = |mv: Move| {
+            let i = match mv {
+                Move::Place(p) => p.y as usize * width + p.x as usize,
+                Move::Pass => area,
+            };
+            advice
+                .priors
+                .get(i)
+                .copied()
+                .filter(|p| p.is_finite())
+                .unwrap_or(0.0)
+                .max(0.0)
+        };
+        let top = self.nodes[first..first + count]
+            .iter()
+            .map(|c| prior(c.mv))
+            .fold(0.0f32, f32::max);
+        if top > 0.0 {
+            for child in &mut self.nodes[first..first + count] {
+                let v = (advising.settings.prior_visits * prior(child.mv) / top).round();
+                child.amaf_visits += v as u32;
+                child.amaf_wins += v;
+            }
+        }
+        let value = if advice.value.is_finite() {
+            advice.value.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
+        self.nodes[node as usize].net_value = value;
+    }
+
+    /// One simulation from the root: select and expand down the tree, play out, back up;
+    /// with an advisor, the hybrid's priors and value mixing.
+    fn simulate(&mut self, root_state: &State, cleanup: bool, mut advising: Option<&mut Advising<'_>>) {
         let mut state = match self.scratch.take() {
             Some(mut s) => {
                 s.clone_from(root_state);
@@ -286,6 +345,8 @@ impl Tree {
         let mut path = vec![node];
         // (colour, point) of every move after the root, for the AMAF statistics.
         let mut played: Vec<(Color, Move)> = Vec::new();
+        // The deepest advised node's value and whether Black moves there.
+        let mut advised: Option<(f32, bool)> = None;
         loop {
             if !self.nodes[node as usize].expanded {
                 let ripe = node == ROOT || self.nodes[node as usize].visits >= EXPAND_VISITS;
@@ -293,6 +354,13 @@ impl Tree {
                     self.expand(node, &state);
                 }
                 break;
+            }
+            if let Some(a) = advising.as_deref_mut() {
+                self.advise(node, &state, a);
+            }
+            let v = self.nodes[node as usize].net_value;
+            if !v.is_nan() {
+                advised = Some((v, state.to_move() == Color::Black));
             }
             let nd = &self.nodes[node as usize];
             if nd.count == 0 {
@@ -332,26 +400,27 @@ impl Tree {
         }
         let [b, w] = weiqi_rules::score::tromp_taylor(self.playout.board());
         let wmb = w as f64 + state.white_bonus() - b as f64;
-        let winner = if wmb > 0.0 {
-            Some(Color::White)
+        let black_playout = if wmb > 0.0 {
+            0.0
         } else if wmb < 0.0 {
-            Some(Color::Black)
+            1.0
         } else {
-            None
+            0.5
         };
-        self.backup(&path, winner, &played);
+        let black = match &advising {
+            Some(a) => mixed_result(black_playout, advised, a.settings.value_weight),
+            None => black_playout,
+        };
+        self.backup(&path, black, &played);
         self.scratch = Some(state);
     }
 
-    /// Backs a result up `path` (root first). The AMAF set of the node at depth `d` is
+    /// Backs a result up `path` (root first): `black` is Black's share (1 won, 0 lost, or
+    /// between for a draw or the hybrid's mix). The AMAF set of the node at depth `d` is
     /// what was played after it, `played[d..]`: marked in `seen` from the leaf up, so each
     /// child is checked with one lookup.
-    fn backup(&mut self, path: &[u32], winner: Option<Color>, played: &[(Color, Move)]) {
-        let result = |c: Color| match winner {
-            Some(w) if w == c => 1.0,
-            Some(_) => 0.0,
-            None => 0.5,
-        };
+    fn backup(&mut self, path: &[u32], black: f32, played: &[(Color, Move)]) {
+        let result = |c: Color| if c == Color::Black { black } else { 1.0 - black };
         self.first.fill(0);
         let leaf_depth = path.len() - 1;
         // Latest first, so that an earlier play at a point overwrites a later one.
@@ -426,11 +495,26 @@ impl Tree {
     }
 }
 
+/// One search thread's advisor and why it stopped advising, if it did.
+struct AdvisorSlot {
+    advisor: Box<dyn Advisor>,
+    failed: Option<String>,
+}
+
+/// What a simulation of the hybrid search needs: its thread's advisor and the settings.
+struct Advising<'a> {
+    slot: &'a mut AdvisorSlot,
+    settings: HybridSettings,
+}
+
 /// The MCTS player.
 pub struct MctsPlayer {
     settings: MctsSettings,
     trees: Vec<Tree>,
     moves_made: u64,
+    /// The hybrid's advisors, one per search thread (none: playouts alone).
+    advisors: Vec<AdvisorSlot>,
+    hybrid: HybridSettings,
 }
 
 impl MctsPlayer {
@@ -442,7 +526,40 @@ impl MctsPlayer {
             },
             trees: Vec::new(),
             moves_made: 0,
+            advisors: Vec::new(),
+            hybrid: HybridSettings::default(),
         }
+    }
+
+    /// The hybrid engine: one advisor per search thread (the search runs as many
+    /// threads as advisors given).
+    pub fn with_advisors(mut self, advisors: Vec<Box<dyn Advisor>>, hybrid: HybridSettings) -> MctsPlayer {
+        self.settings.threads = advisors.len().max(1);
+        self.advisors = advisors
+            .into_iter()
+            .map(|advisor| AdvisorSlot { advisor, failed: None })
+            .collect();
+        self.hybrid = hybrid;
+        self
+    }
+
+    /// Runs the threads' searches, each with its advisor when the player has them.
+    fn run(&mut self, trees: &mut [Tree], root: &State, per_thread: usize, deadline: Instant, cleanup: bool) {
+        let hybrid = self.hybrid;
+        let mut slots: Vec<Option<&mut AdvisorSlot>> = self.advisors.iter_mut().map(Some).collect();
+        slots.resize_with(trees.len(), || None);
+        std::thread::scope(|s| {
+            for (t, slot) in trees.iter_mut().zip(slots) {
+                s.spawn(move || {
+                    let mut advising = slot.map(|slot| Advising { slot, settings: hybrid });
+                    let mut done = 0;
+                    while (per_thread == 0 || done < per_thread) && (done % 16 != 0 || Instant::now() < deadline) {
+                        t.simulate(root, cleanup, advising.as_mut());
+                        done += 1;
+                    }
+                });
+            }
+        });
     }
 }
 
@@ -463,22 +580,6 @@ impl MctsPlayer {
         trees.truncate(threads);
         trees
     }
-}
-
-/// Runs each tree on its own thread until `per_thread` simulations (0: no bound) or the
-/// deadline.
-fn search(trees: &mut [Tree], root: &State, per_thread: usize, deadline: Instant, cleanup: bool) {
-    std::thread::scope(|s| {
-        for t in trees.iter_mut() {
-            s.spawn(move || {
-                let mut done = 0;
-                while (per_thread == 0 || done < per_thread) && (done % 16 != 0 || Instant::now() < deadline) {
-                    t.simulate(root, cleanup);
-                    done += 1;
-                }
-            });
-        }
-    });
 }
 
 /// Root parallelism: the threads' root statistics summed by move.
@@ -515,7 +616,7 @@ impl MctsPlayer {
     ) -> Vec<Candidate> {
         let root = to_move(state, color);
         let mut trees = self.trees_for(state, &root);
-        search(&mut trees, &root, per_thread, deadline, false);
+        self.run(&mut trees, &root, per_thread, deadline, false);
         let found = candidates_of(&trees);
         self.trees = trees;
         found
@@ -554,7 +655,12 @@ impl Player for MctsPlayer {
     }
 
     fn name(&self) -> String {
-        "mcts".into()
+        if self.advisors.is_empty() { "mcts" } else { "mcts+net" }.into()
+    }
+
+    /// Why an advisor stopped (the hybrid then searched on with playouts alone).
+    fn failure(&self) -> Option<String> {
+        self.advisors.iter().find_map(|a| a.failed.clone())
     }
 
     fn genmove(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> Choice {
@@ -565,7 +671,7 @@ impl Player for MctsPlayer {
         let mut trees = self.trees_for(state, &root);
         self.moves_made += 1;
         let per_thread = (self.settings.playouts as usize).div_ceil(self.settings.threads);
-        search(&mut trees, &root, per_thread, Instant::now() + budget.time, cleanup);
+        self.run(&mut trees, &root, per_thread, Instant::now() + budget.time, cleanup);
         let total = merged(&trees);
         self.trees = trees;
         let visits: u32 = total.iter().map(|x| x.1).sum();
@@ -607,7 +713,7 @@ mod tests {
         let root = State::new(7, Preset::Chinese.rules()).unwrap();
         let mut tree = Tree::new(&root, 7, Policy::Light);
         for _ in 0..2000 {
-            tree.simulate(&root, false);
+            tree.simulate(&root, false, None);
         }
         let (mv, visits, wins) = tree.root_stats().into_iter().max_by_key(|x| x.1).unwrap();
         let before = tree.nodes.len();
@@ -630,7 +736,7 @@ mod tests {
         assert_eq!(covered, tree.nodes.len());
         // The search goes on from there.
         for _ in 0..200 {
-            tree.simulate(&next, false);
+            tree.simulate(&next, false, None);
         }
         assert_eq!(tree.nodes[0].visits, visits + 200);
     }

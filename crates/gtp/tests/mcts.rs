@@ -99,3 +99,83 @@ fn a_kept_tree_is_used_only_in_its_own_game() {
     };
     assert!(other.is_legal(mv));
 }
+
+/// An advisor with a fixed opinion: all its probability on one point, and a value.
+struct Insists {
+    point: weiqi_rules::Point,
+    value: f32,
+    calls: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    fail: bool,
+}
+
+impl weiqi_gtp::Advisor for Insists {
+    fn advise(&mut self, state: &State) -> Result<weiqi_gtp::Advice, String> {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if self.fail {
+            return Err("the network is gone".into());
+        }
+        let w = state.board().width() as usize;
+        let mut priors = vec![0.0; state.board().area() as usize + 1];
+        priors[self.point.y as usize * w + self.point.x as usize] = 1.0;
+        Ok(weiqi_gtp::Advice {
+            priors,
+            value: self.value,
+        })
+    }
+}
+
+/// The hybrid engine (issue 48): the advisor's favourite move gets its virtual wins, so
+/// with few playouts the search plays the corner point it insists on, which the search
+/// alone never picks on an empty board; only nodes with enough visits are advised; an
+/// advisor that fails is reported and the search goes on with playouts alone.
+#[test]
+fn the_hybrid_follows_its_advisor_and_survives_one_that_fails() {
+    let mut rules = Preset::Chinese.rules();
+    rules.komi = 7.5;
+    let empty = State::new(9, rules).unwrap();
+    let corner = weiqi_rules::Point::new(0, 0);
+    let advised = |fail: bool, advice_visits: u32| {
+        let calls = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let advisor = Insists {
+            point: corner,
+            value: 0.0,
+            calls: calls.clone(),
+            fail,
+        };
+        let hybrid = weiqi_gtp::HybridSettings {
+            advice_visits,
+            prior_visits: 2000.0,
+            ..Default::default()
+        };
+        (mcts(300, 3).with_advisors(vec![Box::new(advisor)], hybrid), calls)
+    };
+    assert_ne!(
+        mcts(300, 3).genmove(&empty, Color::Black, BUDGET, false),
+        Choice::Play(Move::Place(corner))
+    );
+    let (mut h, calls) = advised(false, 8);
+    assert_eq!(h.name(), "mcts+net");
+    assert_eq!(
+        h.genmove(&empty, Color::Black, BUDGET, false),
+        Choice::Play(Move::Place(corner))
+    );
+    let few = calls.load(std::sync::atomic::Ordering::Relaxed);
+    assert!((1..300).contains(&few), "{few} advised nodes in 300 simulations");
+    // Advising every expanded node asks more often.
+    let (mut eager, eager_calls) = advised(false, 0);
+    eager.genmove(&empty, Color::Black, BUDGET, false);
+    assert!(eager_calls.load(std::sync::atomic::Ordering::Relaxed) > few);
+    assert!(h.failure().is_none());
+
+    let (mut broken, calls) = advised(true, 8);
+    assert!(matches!(
+        broken.genmove(&empty, Color::Black, BUDGET, false),
+        Choice::Play(Move::Place(_))
+    ));
+    assert_eq!(
+        calls.load(std::sync::atomic::Ordering::Relaxed),
+        1,
+        "asked once, then never again"
+    );
+    assert!(broken.failure().unwrap().contains("the network is gone"));
+}

@@ -246,6 +246,95 @@ fn gumbel_self_play_at_a_handful_of_simulations() {
     }
 }
 
+/// Playout cap randomization (issue 48, KataGo's): only the moves searched fully are
+/// recorded. With 16 full visits and 3 cheap ones, every recorded target is a count of
+/// 16 (a multiple of 1/16, which no count of 3 is apart from 0 and 1), the recorded moves
+/// are about the full fraction of the moves played, and each row's features are the
+/// position before the move its move number names.
+#[test]
+fn playout_cap_randomization_records_only_full_searches() {
+    let rules = Preset::Chinese.rules().with_komi(7.5);
+    let mut cfg = SearchConfig::for_size(5, 16);
+    cfg.in_flight = 4;
+    cfg.playout_cap = Some(weiqi_selfplay::PlayoutCap {
+        full_fraction: 0.25,
+        cheap_visits: 3,
+    });
+    let ids: Vec<u64> = (300..312).collect();
+    let games = materialist_games(&ids, rules, &cfg);
+    let (mut recorded, mut played) = (0, 0);
+    for g in &games {
+        let rec = GameRecord::parse(g.sgf.as_ref().unwrap()).unwrap();
+        let rep = rec.replay(rules).unwrap();
+        assert!(rep.first_illegal.is_none());
+        assert!(g.positions < rep.moves_applied, "cheap moves are not recorded");
+        recorded += g.positions;
+        played += rep.moves_applied;
+        let mut state = State::new(5, rules).unwrap();
+        let mut history = vec![cells(&state, 5)];
+        let mut row = 0;
+        for (k, &(_, mv)) in rep.state.moves().iter().enumerate() {
+            if row < g.positions && g.move_number[row] as usize == k {
+                let p = &g.policy[row * 26..(row + 1) * 26];
+                assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                for &x in p {
+                    let sixteenths = x * 16.0;
+                    assert!((sixteenths - sixteenths.round()).abs() < 1e-3, "{p:?}");
+                }
+                let mut features = vec![0u8; PLANES * 25];
+                let last8 = &history[history.len().saturating_sub(8)..];
+                weiqi_selfplay::encode_planes(last8, state.to_move() == Color::Black, 25, &mut features);
+                assert_eq!(&g.features[row * PLANES * 25..(row + 1) * PLANES * 25], &features[..]);
+                row += 1;
+            }
+            state.play(mv).unwrap();
+            history.push(cells(&state, 5));
+        }
+        assert_eq!(row, g.positions, "every row is a move of the game, in order");
+    }
+    let share = recorded as f64 / played as f64;
+    assert!((0.12..0.40).contains(&share), "{recorded} of {played} recorded");
+    // Deterministic like every self-play run.
+    for (a, b) in games.iter().zip(&materialist_games(&ids, rules, &cfg)) {
+        assert_eq!((&a.policy, &a.sgf), (&b.policy, &b.sgf));
+    }
+}
+
+/// Forced playouts with policy target pruning (issue 48, KataGo's): self-play stays legal
+/// and its targets stay distributions over legal moves, sharper than the raw visits
+/// (pruning only takes visits away from moves other than the best).
+#[test]
+fn forced_playouts_keep_targets_on_legal_moves() {
+    let rules = Preset::Chinese.rules().with_komi(7.5);
+    let mut cfg = SearchConfig::for_size(5, 32);
+    cfg.in_flight = 4;
+    let ids: Vec<u64> = (400..404).collect();
+    let plain = materialist_games(&ids, rules, &cfg);
+    cfg.forced_playouts = true;
+    let forced = materialist_games(&ids, rules, &cfg);
+    let support = |games: &[weiqi_selfplay::GameData]| {
+        let (mut moves, mut rows) = (0, 0);
+        for g in games {
+            for i in 0..g.positions {
+                let p = &g.policy[i * 26..(i + 1) * 26];
+                let l = &g.legal[i * 26..(i + 1) * 26];
+                assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!(p.iter().zip(l).all(|(&p, &l)| p == 0.0 || l == 1));
+                moves += p.iter().filter(|&&x| x > 0.0).count();
+                rows += 1;
+            }
+            let rep = GameRecord::parse(g.sgf.as_ref().unwrap())
+                .unwrap()
+                .replay(rules)
+                .unwrap();
+            assert!(rep.first_illegal.is_none());
+        }
+        moves as f64 / rows as f64
+    };
+    let (p, f) = (support(&plain), support(&forced));
+    assert!(f < p, "pruned targets name fewer moves: {f:.2} against {p:.2}");
+}
+
 /// Resignation by value threshold, and the no-resign audit that measures it.
 #[test]
 fn resignation_and_audit() {

@@ -52,6 +52,22 @@ pub struct LoopConfig {
     pub gtp_anchors: Vec<String>,
     pub threads: usize,
     pub seed: u64,
+    /// Gumbel AlphaZero's root over this many moves, in self-play, gates and anchors,
+    /// instead of PUCT's (issue 48). The options below are off in a record without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gumbel: Option<u32>,
+    /// KataGo's playout cap randomization in self-play (`visits` for the full searches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playout_cap: Option<weiqi_selfplay::PlayoutCap>,
+    /// KataGo's forced playouts and policy target pruning in self-play.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forced_playouts: bool,
+    /// KataGo's global pooling in the residual blocks (generation 0's network on).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub global_pooling: bool,
+    /// A score head trained on the final margin (an auxiliary target).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub score_head: bool,
 }
 
 impl LoopConfig {
@@ -75,6 +91,16 @@ impl LoopConfig {
             || self.channels < 1
         {
             return bad("steps, batch, blocks and channels: at least 1; lr: above 0");
+        }
+        if self.gumbel == Some(0) {
+            return bad("gumbel: at least 1 root move");
+        }
+        if let Some(cap) = &self.playout_cap {
+            cap.validate()
+                .map_err(|e| Error::Invalid(format!("playout cap: {e}")))?;
+            if cap.cheap_visits > self.visits {
+                return bad("playout cap: cheap visits above the full searches' visits");
+            }
         }
         Ok(())
     }
@@ -201,12 +227,20 @@ impl LoopState {
         if same != *config {
             // Name the settings that differ (a machine with other cores: --threads).
             let (was, now) = (serde_json::to_value(&same)?, serde_json::to_value(config)?);
+            // (An option left out of the record was off: a key only `now` has.)
+            let unset = now
+                .as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| was.get(k.as_str()).is_none())
+                .map(|(k, _)| format!("{k} was off"));
             let differ: Vec<String> = was
                 .as_object()
                 .into_iter()
                 .flatten()
                 .filter(|(k, v)| now.get(k.as_str()) != Some(v))
                 .map(|(k, v)| format!("{k} was {v}"))
+                .chain(unset)
                 .collect();
             return Err(Error::Invalid(format!(
                 "{} is a loop with other settings ({}): give the same ones, or use another directory \
@@ -317,6 +351,11 @@ pub(crate) mod tests {
             gtp_anchors: vec![],
             threads: 1,
             seed: 1,
+            gumbel: None,
+            playout_cap: None,
+            forced_playouts: false,
+            global_pooling: false,
+            score_head: false,
         }
     }
 
@@ -372,7 +411,53 @@ pub(crate) mod tests {
         let mut more = config();
         more.generations = 10;
         assert_eq!(LoopState::open(&dir, &more).unwrap().config.generations, 10);
+        // A record written before issue 48's options has none of their keys: it reads as
+        // with them off, and turning one on is refused by name.
+        let text = std::fs::read_to_string(dir.join(LoopState::FILE)).unwrap();
+        for key in [
+            "gumbel",
+            "playout_cap",
+            "forced_playouts",
+            "global_pooling",
+            "score_head",
+        ] {
+            assert!(!text.contains(key), "{key} in {text}");
+        }
+        let mut forced = config();
+        forced.forced_playouts = true;
+        let err = LoopState::open(&dir, &forced).unwrap_err().to_string();
+        assert!(err.contains("forced_playouts was off"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The options' settings are checked, naming the one that is wrong.
+    #[test]
+    fn options_are_validated() {
+        let with = |f: &dyn Fn(&mut LoopConfig)| {
+            let mut c = config();
+            f(&mut c);
+            c.validate().map_err(|e| e.to_string())
+        };
+        assert!(with(&|_| {}).is_ok());
+        assert!(with(&|c| c.gumbel = Some(0)).unwrap_err().contains("gumbel"));
+        let cap = |full_fraction, cheap_visits| {
+            Some(weiqi_selfplay::PlayoutCap {
+                full_fraction,
+                cheap_visits,
+            })
+        };
+        assert!(with(&|c| c.playout_cap = cap(0.25, 2)).is_ok());
+        assert!(
+            with(&|c| c.playout_cap = cap(1.5, 2))
+                .unwrap_err()
+                .contains("full fraction")
+        );
+        assert!(
+            with(&|c| c.playout_cap = cap(0.25, 0))
+                .unwrap_err()
+                .contains("cheap visits")
+        );
+        assert!(with(&|c| c.playout_cap = cap(0.25, 5)).unwrap_err().contains("above"));
     }
 
     #[test]

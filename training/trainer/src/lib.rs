@@ -31,6 +31,9 @@ pub struct Losses {
     pub policy: f64,
     pub value: f64,
     pub ownership: f64,
+    /// The score head's loss (0 without one, and in records written before it).
+    #[serde(default)]
+    pub score: f64,
     pub seconds: f64,
 }
 

@@ -7,19 +7,30 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use tch::nn::{self, OptimizerConfig};
 use tch::{Device, Kind, Tensor};
-use weiqi_gtp::{Budget, Choice};
+use weiqi_gtp::{Advice, Advisor, Budget, Choice};
 use weiqi_rules::{Color, Move, State};
-use weiqi_selfplay::{Eval, EvalError, Evaluator, PLANES, SearchConfig, search};
+use weiqi_selfplay::{Eval, EvalError, Evaluator, PLANES, SearchConfig, move_index, search_until};
 
 use crate::Error;
 use crate::arena::Player;
 
-/// Network shape. Tiny by default so it trains on two CPU cores.
+/// Network shape. Tiny by default so it trains on two CPU cores. The options are KataGo's
+/// (Wu 2019); a checkpoint written before them reads as without them.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize, PartialEq)]
 pub struct NetConfig {
     pub size: i64,
     pub blocks: i64,
     pub channels: i64,
+    /// Global pooling in every residual block: the mean and the maximum of each channel
+    /// over the board, after the block's first convolution, become a bias on every
+    /// channel (the whole board's state, such as ko fights and who is ahead, reaches every
+    /// point in one layer).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub global_pooling: bool,
+    /// A score head beside the value head: the final margin from the mover's view, an
+    /// auxiliary target (its loss shapes the tower; the search does not use it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub score_head: bool,
 }
 
 impl NetConfig {
@@ -28,6 +39,8 @@ impl NetConfig {
             size,
             blocks: 3,
             channels: 32,
+            global_pooling: false,
+            score_head: false,
         }
     }
 }
@@ -37,6 +50,9 @@ struct Block {
     b1: nn::BatchNorm,
     c2: nn::Conv2D,
     b2: nn::BatchNorm,
+    /// With global pooling: [mean, max] of the first convolution's channels to a bias on
+    /// each.
+    pool: Option<nn::Linear>,
 }
 
 /// Residual tower with policy, value and ownership heads.
@@ -54,6 +70,7 @@ pub struct Net {
     v_fc1: nn::Linear,
     v_fc2: nn::Linear,
     o_conv: nn::Conv2D,
+    s_fc: Option<nn::Linear>,
 }
 
 /// Network outputs for a batch.
@@ -64,6 +81,9 @@ pub struct Output {
     pub value: Tensor,
     /// Ownership in [-1, 1] from the mover's view [b, N, N].
     pub ownership: Tensor,
+    /// With the score head: the final margin from the mover's view, in units of the
+    /// board's width (points / N) [b].
+    pub score: Option<Tensor>,
 }
 
 impl Net {
@@ -97,6 +117,9 @@ impl Net {
                     b1: nn::batch_norm2d(&p / "b1", c, Default::default()),
                     c2: nn::conv2d(&p / "c2", c, c, 3, conv3),
                     b2: nn::batch_norm2d(&p / "b2", c, Default::default()),
+                    pool: config
+                        .global_pooling
+                        .then(|| nn::linear(&p / "pool", 2 * c, c, Default::default())),
                 }
             })
             .collect();
@@ -109,6 +132,9 @@ impl Net {
             v_fc1: nn::linear(&root / "v_fc1", area, 64, Default::default()),
             v_fc2: nn::linear(&root / "v_fc2", 64, 1, Default::default()),
             o_conv: nn::conv2d(&root / "o_conv", c, 1, 1, nn::ConvConfig::default()),
+            s_fc: config
+                .score_head
+                .then(|| nn::linear(&root / "s_fc", 64, 1, Default::default())),
             stem,
             stem_bn,
             blocks,
@@ -122,12 +148,18 @@ impl Net {
         let b = x.size()[0];
         let mut h = x.apply(&self.stem).apply_t(&self.stem_bn, train).relu();
         for blk in &self.blocks {
-            let r = h
-                .apply(&blk.c1)
-                .apply_t(&blk.b1, train)
-                .relu()
-                .apply(&blk.c2)
-                .apply_t(&blk.b2, train);
+            let r = h.apply(&blk.c1).apply_t(&blk.b1, train).relu();
+            // (A new tensor, not in place: ReLU's backward pass reads its output.)
+            let r = match &blk.pool {
+                Some(pool) => {
+                    let mean = r.mean_dim([2i64, 3].as_slice(), false, Kind::Float);
+                    let max = r.amax([2i64, 3].as_slice(), false);
+                    let bias = Tensor::cat(&[mean, max], 1).apply(pool);
+                    r + bias.unsqueeze(-1).unsqueeze(-1)
+                }
+                None => r,
+            };
+            let r = r.apply(&blk.c2).apply_t(&blk.b2, train);
             h = (r + h).relu();
         }
         let logits = h
@@ -136,22 +168,22 @@ impl Net {
             .relu()
             .view([b, -1])
             .apply(&self.p_fc);
-        let value = h
+        let hidden = h
             .apply(&self.v_conv)
             .apply_t(&self.v_bn, train)
             .relu()
             .view([b, -1])
             .apply(&self.v_fc1)
-            .relu()
-            .apply(&self.v_fc2)
-            .tanh()
-            .view([b]);
+            .relu();
+        let value = hidden.apply(&self.v_fc2).tanh().view([b]);
+        let score = self.s_fc.as_ref().map(|s| hidden.apply(s).view([b]));
         let n = self.config.size;
         let ownership = h.apply(&self.o_conv).tanh().view([b, n, n]);
         Output {
             logits,
             value,
             ownership,
+            score,
         }
     }
 
@@ -276,17 +308,20 @@ impl NetPlayer {
 }
 
 impl Player for NetPlayer {
-    fn genmove(&mut self, state: &State, color: Color, _budget: Budget, _cleanup: bool) -> Choice {
-        // (Searched by visits, not time; asked for the colour not to move, it passes.)
+    fn genmove(&mut self, state: &State, color: Color, budget: Budget, _cleanup: bool) -> Choice {
+        // (Searched by visits, stopped early by the move's time; asked for the colour not
+        // to move, it passes.)
         if self.failed.is_some() || color != state.to_move() {
             return Choice::Play(Move::Pass);
         }
-        match search(
+        let deadline = std::time::Instant::now() + budget.time;
+        match search_until(
             state,
             &weiqi_selfplay::recent_boards(state, 8),
             &self.search,
             &mut self.net,
             &mut self.rng,
+            &mut || std::time::Instant::now() >= deadline,
         ) {
             Ok(r) => Choice::Play(r.mv),
             Err(e) => {
@@ -300,5 +335,57 @@ impl Player for NetPlayer {
     }
     fn failure(&self) -> Option<String> {
         self.failed.clone()
+    }
+}
+
+/// The network as the hybrid engine's advisor (`weiqi gtp --player hybrid:PATH`): its
+/// policy over the legal moves and its value, for the tree search of `weiqi_gtp`.
+pub struct NetAdvisor {
+    pub net: Net,
+}
+
+impl NetAdvisor {
+    pub fn load(path: &Path) -> Result<NetAdvisor, Error> {
+        Ok(NetAdvisor { net: Net::load(path)? })
+    }
+}
+
+impl Advisor for NetAdvisor {
+    fn advise(&mut self, state: &State) -> Result<Advice, String> {
+        let n = self.net.config.size as usize;
+        if state.board().width() as usize != n || state.board().height() as usize != n {
+            return Err(format!("the network is for {n}x{n}"));
+        }
+        let mut features = vec![0u8; PLANES * n * n];
+        weiqi_selfplay::encode_planes(
+            &weiqi_selfplay::recent_boards(state, 8),
+            state.to_move() == Color::Black,
+            n * n,
+            &mut features,
+        );
+        let eval = self
+            .net
+            .evaluate(&features, 1)
+            .map_err(|e| e.to_string())?
+            .pop()
+            .ok_or("no evaluation")?;
+        // Softmax over the legal moves only.
+        let legal = state.legal_moves();
+        let max = legal
+            .iter()
+            .map(|&m| eval.logits[move_index(m, n)])
+            .fold(f32::NEG_INFINITY, f32::max);
+        let mut priors = vec![0.0f32; n * n + 1];
+        for &m in &legal {
+            priors[move_index(m, n)] = (eval.logits[move_index(m, n)] - max).exp();
+        }
+        let sum: f32 = priors.iter().sum();
+        if sum > 0.0 && sum.is_finite() {
+            priors.iter_mut().for_each(|p| *p /= sum);
+        }
+        Ok(Advice {
+            priors,
+            value: eval.value,
+        })
     }
 }

@@ -102,7 +102,12 @@ fn selfplay(
     device: Device,
     progress: bool,
 ) -> Result<SelfplayRecord, Error> {
-    let search = best.map(|_| SearchConfig::for_size(config.size, config.visits));
+    let search = best.map(|_| SearchConfig {
+        gumbel: config.gumbel,
+        forced_playouts: config.forced_playouts,
+        playout_cap: config.playout_cap,
+        ..SearchConfig::for_size(config.size, config.visits)
+    });
     let cfg = Config {
         size: config.size,
         games: config.games,
@@ -158,6 +163,8 @@ fn training(
         init: best.map(|b| model_path(run, b)),
         blocks: config.blocks,
         channels: config.channels,
+        global_pooling: config.global_pooling,
+        score_head: config.score_head,
         steps: config.steps,
         batch: config.batch,
         lr: config.lr,
@@ -252,6 +259,7 @@ fn anchors(
 fn net_player(run: &Path, config: &LoopConfig, number: u32, device: Device) -> Result<NetPlayer, Error> {
     tch::set_num_threads(config.threads.max(1) as i32);
     let mut p = NetPlayer::load_on(&model_path(run, number), config.gate_visits, device)?;
+    p.search.gumbel = config.gumbel;
     p.label = model_name(number);
     Ok(p)
 }

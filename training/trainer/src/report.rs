@@ -241,6 +241,7 @@ mod tests {
                         policy: 3.0 - k as f64 * 0.1 - number as f64 * 0.3,
                         value: 0.9,
                         ownership: 0.5,
+                        score: 0.0,
                         seconds: 1.0,
                     })
                     .collect(),

@@ -1,7 +1,7 @@
 //! What the `weiqi` tool runs for researchers, so that its `main` only parses and
 //! dispatches: self-play with a policy or a network ([`selfplay`]), training into a
-//! directory or an object store ([`train_into`], feature `tch`), and the arena's players
-//! by name ([`player`]).
+//! directory or an object store ([`train_into`], feature `tch`), the arena's players
+//! by name ([`player`]), and the hybrid engine ([`hybrid_player`]).
 
 use std::time::{Duration, Instant};
 
@@ -104,6 +104,36 @@ pub fn player(spec: &str, visits: u32, gumbel: Option<u32>, device: &str, seed: 
             "unknown player {other:?} (uniform, light, net:PATH, gtp:COMMAND)"
         ))),
     }
+}
+
+/// The hybrid engine (`weiqi gtp --player hybrid:PATH`, feature `tch`): the playout tree
+/// search of `mcts`, each of its threads advised by its own copy of the network at `path`
+/// (one libtorch thread each; the search's threads use the cores).
+pub fn hybrid_player(
+    path: &str,
+    mcts: weiqi_gtp::MctsSettings,
+    hybrid: weiqi_gtp::HybridSettings,
+) -> Result<Box<dyn Player>, Error> {
+    hybrid.validate().map_err(Error::Invalid)?;
+    hybrid_advisors(path, mcts.threads.max(1))
+        .map(|advisors| Box::new(weiqi_gtp::MctsPlayer::new(mcts).with_advisors(advisors, hybrid)) as Box<dyn Player>)
+}
+
+#[cfg(feature = "tch")]
+fn hybrid_advisors(path: &str, threads: usize) -> Result<Vec<Box<dyn weiqi_gtp::Advisor>>, Error> {
+    tch::set_num_threads(1);
+    (0..threads)
+        .map(|_| {
+            crate::net::NetAdvisor::load(std::path::Path::new(path)).map(|a| Box::new(a) as Box<dyn weiqi_gtp::Advisor>)
+        })
+        .collect()
+}
+
+#[cfg(not(feature = "tch"))]
+fn hybrid_advisors(_path: &str, _threads: usize) -> Result<Vec<Box<dyn weiqi_gtp::Advisor>>, Error> {
+    Err(Error::Invalid(
+        "hybrid:PATH needs the `tch` feature: cargo build --release -p weiqi-cli --features tch".into(),
+    ))
 }
 
 /// Trains `cfg` into `dest`: a path, or a `file://` or `s3://` name, for which the

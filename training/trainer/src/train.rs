@@ -21,6 +21,9 @@ pub struct TrainConfig {
     pub init: Option<PathBuf>,
     pub blocks: i64,
     pub channels: i64,
+    /// For a new network: KataGo's global pooling and score head (see [`NetConfig`]).
+    pub global_pooling: bool,
+    pub score_head: bool,
     pub steps: usize,
     pub batch: usize,
     pub lr: f64,
@@ -59,9 +62,33 @@ fn load_data(roots: &[String]) -> Result<Vec<Shard>, Error> {
     Ok(shards)
 }
 
-/// Masked policy cross-entropy, value MSE and ownership MSE for one batch; ownership
-/// counts only for positions of scored games (not resigned ones).
-pub fn losses(net: &Net, b: &TensorBatch, train: bool) -> (Tensor, Tensor, Tensor) {
+/// Weight of the score head's loss in the total (KataGo weighs its score-belief losses
+/// lightly: an auxiliary target, not the one the search uses).
+pub const SCORE_WEIGHT: f64 = 0.1;
+
+/// One batch's losses: masked policy cross-entropy, value MSE, ownership MSE and, with the
+/// score head, the score's Huber loss (in units of the board's width). Ownership and
+/// score count only for positions of scored games (not resigned ones).
+pub struct BatchLosses {
+    pub policy: Tensor,
+    pub value: Tensor,
+    pub ownership: Tensor,
+    pub score: Option<Tensor>,
+}
+
+impl BatchLosses {
+    /// What the optimiser minimises.
+    pub fn total(&self) -> Tensor {
+        let t = &self.policy + &self.value + 0.5 * &self.ownership;
+        match &self.score {
+            Some(s) => t + SCORE_WEIGHT * s,
+            None => t,
+        }
+    }
+}
+
+/// The losses of one batch (see [`BatchLosses`]).
+pub fn losses(net: &Net, b: &TensorBatch, train: bool) -> BatchLosses {
     let out = net.forward(&b.features, train);
     // Illegal moves get no probability: their logits are pushed far down.
     let logits = &out.logits + (&b.legal - 1.0) * 1e4;
@@ -73,8 +100,19 @@ pub fn losses(net: &Net, b: &TensorBatch, train: bool) -> (Tensor, Tensor, Tenso
     let per_position = (out.ownership - &b.ownership)
         .square()
         .mean_dim([1i64, 2].as_slice(), false, Kind::Float);
-    let ownership = (per_position * &b.scored).sum(Kind::Float) / b.scored.sum(Kind::Float).clamp_min(1.0);
-    (policy, value, ownership)
+    let scored = b.scored.sum(Kind::Float).clamp_min(1.0);
+    let ownership = (per_position * &b.scored).sum(Kind::Float) / &scored;
+    let score = out.score.map(|s| {
+        let target = &b.score / net.config.size as f64;
+        let huber = s.huber_loss(&target, tch::Reduction::None, 1.0);
+        (huber * &b.scored).sum(Kind::Float) / &scored
+    });
+    BatchLosses {
+        policy,
+        value,
+        ownership,
+        score,
+    }
 }
 
 /// Trains and writes the checkpoint; returns the logged losses.
@@ -89,6 +127,8 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
                 size: n,
                 blocks: cfg.blocks,
                 channels: cfg.channels,
+                global_pooling: cfg.global_pooling,
+                score_head: cfg.score_head,
             },
             cfg.device,
         ),
@@ -101,10 +141,10 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
     }
     let mut opt = net.optimizer(cfg.lr)?;
     let mut csv = std::fs::File::create(&cfg.csv)?;
-    writeln!(csv, "step,seconds,policy_loss,value_loss,ownership_loss")?;
+    writeln!(csv, "step,seconds,policy_loss,value_loss,ownership_loss,score_loss")?;
     let t0 = std::time::Instant::now();
     let mut log = Vec::new();
-    let (mut sp, mut sv, mut so, mut k) = (0.0, 0.0, 0.0, 0usize);
+    let (mut sp, mut sv, mut so, mut ss, mut k) = (0.0, 0.0, 0.0, 0.0, 0usize);
     let mut step = 0;
     let mut epoch = 0u64;
     'outer: loop {
@@ -112,15 +152,15 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
             if step >= cfg.steps || t0.elapsed().as_secs_f64() > cfg.max_seconds {
                 break 'outer;
             }
-            let (pl, vl, ol) = losses(&net, &batch.to_device(cfg.device), true);
-            let loss = &pl + &vl + 0.5 * &ol;
-            opt.backward_step(&loss);
-            sp += pl.double_value(&[]);
-            sv += vl.double_value(&[]);
-            so += ol.double_value(&[]);
+            let l = losses(&net, &batch.to_device(cfg.device), true);
+            opt.backward_step(&l.total());
+            sp += l.policy.double_value(&[]);
+            sv += l.value.double_value(&[]);
+            so += l.ownership.double_value(&[]);
+            ss += l.score.as_ref().map_or(0.0, |s| s.double_value(&[]));
             k += 1;
             step += 1;
-            if !(sp + sv + so).is_finite() {
+            if !(sp + sv + so + ss).is_finite() {
                 // A diverged run writes no checkpoint, and no record can hold its losses.
                 return Err(Error::Invalid(format!(
                     "training diverged at step {step} (a loss is not finite): lower the learning rate ({})",
@@ -133,19 +173,20 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
                     policy: sp / k as f64,
                     value: sv / k as f64,
                     ownership: so / k as f64,
+                    score: ss / k as f64,
                     seconds: t0.elapsed().as_secs_f64(),
                 };
                 writeln!(
                     csv,
-                    "{},{:.1},{:.4},{:.4},{:.4}",
-                    row.step, row.seconds, row.policy, row.value, row.ownership
+                    "{},{:.1},{:.4},{:.4},{:.4},{:.4}",
+                    row.step, row.seconds, row.policy, row.value, row.ownership, row.score
                 )?;
                 eprintln!(
-                    "step {:>6}  {:>6.1} s  policy {:.4}  value {:.4}  ownership {:.4}",
-                    row.step, row.seconds, row.policy, row.value, row.ownership
+                    "step {:>6}  {:>6.1} s  policy {:.4}  value {:.4}  ownership {:.4}  score {:.4}",
+                    row.step, row.seconds, row.policy, row.value, row.ownership, row.score
                 );
                 log.push(row);
-                (sp, sv, so, k) = (0.0, 0.0, 0.0, 0);
+                (sp, sv, so, ss, k) = (0.0, 0.0, 0.0, 0.0, 0);
             }
         }
         epoch += 1;
@@ -162,10 +203,10 @@ pub fn evaluate(model: &Path, data: &[String], batch: usize, device: tch::Device
     let (mut sp, mut sv, mut so, mut k) = (0.0, 0.0, 0.0, 0);
     tch::no_grad(|| {
         for b in Batches::new(&shards, batch, 0, false).tensors() {
-            let (pl, vl, ol) = losses(&net, &b.to_device(device), false);
-            sp += pl.double_value(&[]);
-            sv += vl.double_value(&[]);
-            so += ol.double_value(&[]);
+            let l = losses(&net, &b.to_device(device), false);
+            sp += l.policy.double_value(&[]);
+            sv += l.value.double_value(&[]);
+            so += l.ownership.double_value(&[]);
             k += 1;
         }
     });

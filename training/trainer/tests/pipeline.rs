@@ -28,6 +28,11 @@ fn config(generations: u32) -> LoopConfig {
         gtp_anchors: vec![],
         threads: 1,
         seed: 7,
+        gumbel: None,
+        playout_cap: None,
+        forced_playouts: false,
+        global_pooling: false,
+        score_head: false,
     }
 }
 
@@ -106,4 +111,63 @@ fn generations_play_train_gate_and_resume() {
     assert_eq!(more.generations.len(), 4);
     assert_eq!(more.generations[..3], again.generations[..]);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The loop with issue 48's options: KataGo's (playout cap randomization, forced
+/// playouts, global pooling, the score head) and, in a second run, Gumbel's root with the
+/// playout cap. Two generations each play, train and gate; the record and the checkpoint
+/// say which options they ran with; a loop killed in the last gate goes on to the same
+/// record; and the options are settings of the run (another is refused).
+#[test]
+fn a_loop_with_the_new_options_resumes_after_a_kill() {
+    let katago = LoopConfig {
+        playout_cap: Some(weiqi_selfplay::PlayoutCap {
+            full_fraction: 0.5,
+            cheap_visits: 2,
+        }),
+        forced_playouts: true,
+        global_pooling: true,
+        score_head: true,
+        ..config(2)
+    };
+    let gumbel = LoopConfig {
+        gumbel: Some(4),
+        playout_cap: katago.playout_cap,
+        ..config(2)
+    };
+    for (name, cfg) in [("katago", katago), ("gumbel", gumbel)] {
+        let dir = std::env::temp_dir().join(format!("weiqi-loop-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let state = run(&dir, &cfg, weiqi_trainer::device::for_tests(), false).unwrap();
+        assert!(state.generations.iter().all(|g| g.step() == Step::Done));
+        let sp = state.generations[1].selfplay.as_ref().unwrap();
+        assert_eq!(sp.player, "gen=0");
+        assert_eq!(sp.games, 12);
+        let record = std::fs::read_to_string(dir.join("loop.json")).unwrap();
+        assert!(record.contains("cheap_visits"), "{record}");
+        let net = std::fs::read_to_string(dir.join("gen=1/model.json")).unwrap();
+        assert_eq!(net.contains("global_pooling"), cfg.global_pooling, "{net}");
+        assert!(state.generations[1].gate.is_some());
+
+        let mut cut: LoopState = serde_json::from_str(&record).unwrap();
+        let last = cut.generations.last_mut().unwrap();
+        (last.gate, last.promoted, last.anchors) = (None, None, None);
+        cut.best = Some(0);
+        cut.save(&dir).unwrap();
+        let again = run(&dir, &cfg, weiqi_trainer::device::for_tests(), false).unwrap();
+        let (a, b) = (again.generations.last().unwrap(), state.generations.last().unwrap());
+        assert_eq!(
+            (&a.gate, a.promoted, &a.anchors),
+            (&b.gate, b.promoted, &b.anchors),
+            "{name}"
+        );
+        assert_eq!(again.best, state.best);
+
+        let plain = config(2);
+        let err = run(&dir, &plain, weiqi_trainer::device::for_tests(), false)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("loop.json"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

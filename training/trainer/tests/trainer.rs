@@ -36,26 +36,31 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-#[test]
-fn trains_saves_loads_and_plays() {
-    tch::set_num_threads(1);
-    let dir = tmp("run");
-    let data = dir.join("data");
-    let cfg = Config {
+/// Light-playout self-play on 5x5: `games` games from `seed`, `per_shard` to a shard.
+fn light_games(games: u64, seed: u64, per_shard: u64) -> Config {
+    Config {
         size: 5,
-        games: 200,
-        seed: 3,
+        games,
+        seed,
         policy: PlayPolicy::Light,
         rules: "chinese".into(),
         komi: 0.5,
-        games_per_shard: 100,
+        games_per_shard: per_shard,
         max_moves: 100,
         sgf: false,
         player: None,
         search: None,
         variant: None,
         partition: Default::default(),
-    };
+    }
+}
+
+#[test]
+fn trains_saves_loads_and_plays() {
+    tch::set_num_threads(1);
+    let dir = tmp("run");
+    let data = dir.join("data");
+    let cfg = light_games(200, 3, 100);
     // Two workers' folders under one root, which the trainer reads whole.
     for worker in 0..2 {
         let part = Config {
@@ -77,6 +82,8 @@ fn trains_saves_loads_and_plays() {
         init: None,
         blocks: 1,
         channels: 8,
+        global_pooling: false,
+        score_head: false,
         steps: 300,
         batch: 32,
         lr: 2e-3,
@@ -198,5 +205,143 @@ fn trains_saves_loads_and_plays() {
         ..tc
     };
     assert_eq!(train(&tc2).unwrap().len(), 2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// KataGo's additions to the network (issue 48): with global pooling and the score head,
+/// every loss falls on a fixed batch (the score's by more than half: the head learns),
+/// the checkpoint holds the new weights and reloads to the same outputs, and a network
+/// without them still evaluates as before.
+#[test]
+fn global_pooling_and_the_score_head_train_and_load_back() {
+    use tch::nn::OptimizerConfig;
+    use weiqi_selfplay::{Batches, Shard};
+    use weiqi_trainer::net::NetConfig;
+    use weiqi_trainer::train::losses;
+    tch::set_num_threads(1);
+    tch::manual_seed(5);
+    let dir = tmp("heads");
+    let cfg = light_games(40, 11, 40);
+    let m = run(&cfg, &Objects::dir(&dir).unwrap(), false).unwrap();
+    let shards: Vec<Shard> = m
+        .shards
+        .iter()
+        .map(|s| read_shard(&dir.join(&s.file)).unwrap())
+        .collect();
+    let batch = Batches::new(&shards, 64, 1, false).tensors().next().unwrap();
+    let net = Net::new(NetConfig {
+        global_pooling: true,
+        score_head: true,
+        ..NetConfig::tiny(5)
+    });
+    let mut opt = nn_adam(&net);
+    let first = losses(&net, &batch, true);
+    let first_score = first.score.as_ref().expect("a score head").double_value(&[]);
+    let first_total = first.total().double_value(&[]);
+    for _ in 0..60 {
+        let l = losses(&net, &batch, true);
+        opt.backward_step(&l.total());
+    }
+    let last = losses(&net, &batch, true);
+    let last_score = last.score.as_ref().unwrap().double_value(&[]);
+    assert!(
+        last_score < 0.5 * first_score,
+        "score loss {first_score} -> {last_score}"
+    );
+    assert!(last.total().double_value(&[]) < first_total);
+
+    let path = dir.join("heads.safetensors");
+    net.save(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let len = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + len]).unwrap();
+    for w in ["block0.pool.weight", "block2.pool.bias", "s_fc.weight"] {
+        assert!(header.get(w).is_some(), "{w} in {header}");
+    }
+    let back = Net::load(&path).unwrap();
+    assert_eq!(back.config, net.config);
+    let (a, b) = (
+        net.forward(&batch.features, false),
+        back.forward(&batch.features, false),
+    );
+    assert!(a.logits.allclose(&b.logits, 1e-5, 1e-6, false));
+    assert!(a.score.unwrap().allclose(&b.score.unwrap(), 1e-5, 1e-6, false));
+
+    // Without the options, the record and the weights are as they were before them.
+    let plain = Net::new(NetConfig::tiny(5));
+    plain.save(&dir.join("plain.safetensors")).unwrap();
+    let json = std::fs::read_to_string(dir.join("plain.json")).unwrap();
+    assert!(!json.contains("pool") && !json.contains("score"), "{json}");
+    assert!(plain.forward(&batch.features, false).score.is_none());
+    let _ = std::fs::remove_dir_all(&dir);
+
+    fn nn_adam(net: &Net) -> tch::nn::Optimizer {
+        tch::nn::Adam::default().build(&net.vs, 3e-3).unwrap()
+    }
+}
+
+/// The hybrid engine through GTP (issue 48): `weiqi gtp --player hybrid:PATH`'s player,
+/// the playout search advised by a network, plays a whole 5x5 game against itself over
+/// the protocol's commands; every move it answers is legal when replayed by the rules,
+/// and the game ends by two passes or a resignation.
+#[test]
+fn a_hybrid_engine_game_through_gtp_is_legal_to_the_end() {
+    use weiqi_gtp::{GtpEngine, HybridSettings, MctsSettings};
+    use weiqi_rules::{Color, Move, State};
+    use weiqi_trainer::net::NetConfig;
+    tch::set_num_threads(1);
+    let dir = tmp("hybrid");
+    let path = dir.join("net.safetensors");
+    Net::new(NetConfig::tiny(5)).save(&path).unwrap();
+    let mcts = MctsSettings {
+        playouts: 150,
+        threads: 2,
+        seed: 4,
+        policy: Policy::Heavy,
+        resign_below: 0.05,
+    };
+    let hybrid = HybridSettings {
+        advice_visits: 4,
+        ..HybridSettings::default()
+    };
+    let player = weiqi_trainer::runs::hybrid_player(path.to_str().unwrap(), mcts, hybrid).unwrap();
+    assert_eq!(player.name(), "mcts+net");
+    let mut engine = GtpEngine::new(Preset::Chinese, player, std::time::Duration::from_secs(30));
+    let mut ask = |command: &str| {
+        let mut out = Vec::new();
+        weiqi_gtp::serve(&mut engine, format!("{command}\n").as_bytes(), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with('='), "{command}: {text}");
+        text.trim_start_matches('=').trim().to_string()
+    };
+    ask("boardsize 5");
+    ask("komi 0.5");
+    ask("clear_board");
+    let mut rules = Preset::Chinese.rules();
+    rules.komi = 0.5;
+    let mut state = State::new(5, rules).unwrap();
+    let mut ended = false;
+    for ply in 0..80 {
+        let colour = if ply % 2 == 0 { Color::Black } else { Color::White };
+        let answer = ask(if colour == Color::Black {
+            "genmove b"
+        } else {
+            "genmove w"
+        });
+        if answer.eq_ignore_ascii_case("resign") {
+            ended = true;
+            break;
+        }
+        let mv = Move::from_gtp(&answer, 5).unwrap_or_else(|| panic!("{answer:?}"));
+        state
+            .play_color(colour, mv)
+            .unwrap_or_else(|e| panic!("ply {ply}: {answer}: {e}"));
+        if state.is_over() {
+            ended = true;
+            break;
+        }
+    }
+    assert!(ended, "the game ends: {:?}", state.moves());
+    assert!(state.moves().iter().any(|(_, m)| *m != Move::Pass));
     let _ = std::fs::remove_dir_all(&dir);
 }

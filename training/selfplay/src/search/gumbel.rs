@@ -199,7 +199,7 @@ mod tests {
             assert_eq!(edges.iter().map(|e| e.n).sum::<u32>(), visits);
             let tried = edges.iter().filter(|e| e.n > 0).count() as u32;
             assert_eq!(tried, m.min(visits), "m {m} visits {visits}");
-            let r = tree.result(5, None);
+            let r = tree.result(5, &cfg, None);
             assert!((r.policy.iter().sum::<f32>() - 1.0).abs() < 1e-5);
             assert!(
                 edges
@@ -239,7 +239,7 @@ mod tests {
                 sequence: considered_visits(3, 3),
             }),
         };
-        let r = tree.result(5, None);
+        let r = tree.result(5, &SearchConfig::for_play(5, 3), None);
         for (got, want) in r.policy[..3].iter().zip([0.93805, 0.00311, 0.05884]) {
             assert!((got - want).abs() < 1e-4, "{:?}", &r.policy[..3]);
         }

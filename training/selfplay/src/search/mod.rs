@@ -10,6 +10,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma};
 use weiqi_rules::{Color, Move, Rules, State};
 
+mod forced;
 mod gumbel;
 
 use gumbel::{GumbelRoot, considered_visits, gumbel_sample};
@@ -99,6 +100,40 @@ pub struct SearchConfig {
     /// exploration). None: PUCT.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gumbel: Option<u32>,
+    /// KataGo's forced playouts at a self-play root (every move gets sqrt(2 P N) visits,
+    /// so the noise is explored) with policy target pruning (the target takes those
+    /// visits back). Only with root noise (`dirichlet_alpha` > 0) and PUCT's root.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forced_playouts: bool,
+    /// KataGo's playout cap randomization in self-play: a share of the moves is searched
+    /// fully and recorded, the others cheaply and not recorded. None: every move full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub playout_cap: Option<PlayoutCap>,
+}
+
+/// Playout cap randomization (Wu 2019, section 3.1): more games for the value target
+/// from the same compute, the policy target only from full searches.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PlayoutCap {
+    /// Probability that a move is searched with the full `visits` (with the root's noise)
+    /// and recorded as a training position.
+    pub full_fraction: f64,
+    /// Visits of the other moves' searches: no root noise, the move played and not
+    /// recorded (KataGo: 600 and 100 of 1,000; the ratio matters more than the values).
+    pub cheap_visits: u32,
+}
+
+impl PlayoutCap {
+    /// Refuses a share outside 0..=1 or no cheap visits, naming the setting.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(0.0..=1.0).contains(&self.full_fraction) {
+            return Err(format!("full fraction {}: a probability in 0..=1", self.full_fraction));
+        }
+        if self.cheap_visits == 0 {
+            return Err("cheap visits: at least 1".into());
+        }
+        Ok(())
+    }
 }
 
 impl SearchConfig {
@@ -115,6 +150,8 @@ impl SearchConfig {
             resign_audit: 0.1,
             in_flight: 64,
             gumbel: None,
+            forced_playouts: false,
+            playout_cap: None,
         }
     }
 
@@ -225,6 +262,7 @@ impl Tree {
             }
             let e = match &self.gumbel {
                 Some(g) if node == 0 => self.gumbel_pick(g),
+                _ if node == 0 && forcing(cfg) => self.forced_pick().unwrap_or_else(|| self.pick(node, cfg.c_puct)),
                 _ => self.pick(node, cfg.c_puct),
             };
             path.push((node, e));
@@ -364,8 +402,9 @@ impl Tree {
     }
 
     /// The visit distribution and the move: sampled in proportion to the visits while
-    /// `sample` holds, else the most visited (ties to the higher prior).
-    pub fn result(&self, n: usize, sample: Option<&mut SmallRng>) -> RootResult {
+    /// `sample` holds, else the most visited (ties to the higher prior). With forced
+    /// playouts, the distribution (and the sampling) uses the pruned visits.
+    pub fn result(&self, n: usize, cfg: &SearchConfig, sample: Option<&mut SmallRng>) -> RootResult {
         let root = self.nodes[0];
         let edges = &self.edges[root.first as usize..(root.first + root.len) as usize];
         let mut policy = vec![0.0f32; n * n + 1];
@@ -380,10 +419,19 @@ impl Tree {
         if let Some(g) = &self.gumbel {
             return self.gumbel_result(g, n);
         }
-        let total: u32 = edges.iter().map(|e| e.n).sum();
-        let weight = |e: &Edge| if total > 0 { e.n as f32 / total as f32 } else { e.prior };
-        for e in edges {
-            policy[move_index(e.mv, n)] = weight(e);
+        let visits: Vec<f32> = if forcing(cfg) {
+            self.pruned_root_visits(cfg.c_puct)
+        } else {
+            edges.iter().map(|e| e.n as f32).collect()
+        };
+        let total: f32 = visits.iter().sum();
+        let weights: Vec<f32> = edges
+            .iter()
+            .zip(&visits)
+            .map(|(e, &v)| if total > 0.0 { v / total } else { e.prior })
+            .collect();
+        for (e, &w) in edges.iter().zip(&weights) {
+            policy[move_index(e.mv, n)] = w;
         }
         let best = edges
             .iter()
@@ -395,10 +443,10 @@ impl Tree {
             .expect("non-empty");
         let chosen = match sample {
             Some(rng) => {
-                let mut x: f32 = rng.random::<f32>() * edges.iter().map(weight).sum::<f32>();
+                let mut x: f32 = rng.random::<f32>() * weights.iter().sum::<f32>();
                 let mut pick = best;
-                for e in edges {
-                    x -= weight(e);
+                for (e, &w) in edges.iter().zip(&weights) {
+                    x -= w;
                     if x <= 0.0 {
                         pick = e;
                         break;
@@ -421,6 +469,12 @@ impl Tree {
     }
 }
 
+/// Whether a search forces playouts at its root: asked for, with root noise (self-play),
+/// and PUCT's root (Gumbel's sequential halving decides its own visits).
+fn forcing(cfg: &SearchConfig) -> bool {
+    cfg.forced_playouts && cfg.dirichlet_alpha > 0.0 && cfg.gumbel.is_none()
+}
+
 /// Searches one position with a batch of one per evaluation (for play, e.g. the arena).
 pub fn search<E: Evaluator + ?Sized>(
     state: &State,
@@ -429,17 +483,30 @@ pub fn search<E: Evaluator + ?Sized>(
     eval: &mut E,
     rng: &mut SmallRng,
 ) -> Result<RootResult, EvalError> {
+    search_until(state, history, cfg, eval, rng, &mut || false)
+}
+
+/// [`search`], stopped early when `stop` says so (a player's clock; asked after each
+/// simulation once the root has one).
+pub fn search_until<E: Evaluator + ?Sized>(
+    state: &State,
+    history: &[Vec<u8>],
+    cfg: &SearchConfig,
+    eval: &mut E,
+    rng: &mut SmallRng,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<RootResult, EvalError> {
     let n = state.board().width() as usize;
     let max_moves = usize::MAX;
     let mut tree = Tree::new();
-    while !tree.done(cfg.visits) {
+    while !tree.done(cfg.visits) && (tree.root_visits() == 0 || !stop()) {
         if let Some(leaf) = tree.select(state, history, cfg, max_moves) {
             let e = checked(eval.evaluate(&leaf.features, 1), 1)?.remove(0);
             tree.expand(leaf, &e, cfg, Some(&mut *rng));
         }
     }
     let sample = state.move_number() < cfg.temperature_plies;
-    Ok(tree.result(n, if sample { Some(rng) } else { None }))
+    Ok(tree.result(n, cfg, if sample { Some(rng) } else { None }))
 }
 
 /// A game being played by [`play_games`].
@@ -453,6 +520,23 @@ struct Live {
     /// First player whose searched value fell below the threshold in an audit game.
     would_resign: Option<Color>,
     resigned: Option<Color>,
+    /// Whether the move being searched is a full search (recorded) or a cheap one, drawn
+    /// as its search begins (playout cap randomization); None between moves.
+    full: Option<bool>,
+}
+
+/// The settings of one move's search: `cfg` for a full search; for a cheap one (playout
+/// cap randomization), the cap's visits without root noise or forced playouts.
+fn move_config(cfg: &SearchConfig, full: bool) -> SearchConfig {
+    match cfg.playout_cap {
+        Some(cap) if !full => SearchConfig {
+            visits: cap.cheap_visits,
+            dirichlet_alpha: 0.0,
+            forced_playouts: false,
+            ..*cfg
+        },
+        _ => *cfg,
+    }
 }
 
 /// Plays the games `ids` (each seeded by its id) with PUCT search, `cfg.in_flight` at a
@@ -492,6 +576,7 @@ pub fn play_games<E: Evaluator + ?Sized>(
                 audit,
                 would_resign: None,
                 resigned: None,
+                full: None,
             });
         }
         if live.is_empty() {
@@ -528,23 +613,30 @@ pub fn play_games<E: Evaluator + ?Sized>(
         for ((k, leaf), e) in waiting.drain(..).zip(evals) {
             let g = &mut live[k];
             let root = leaf.node == 0;
-            g.tree.expand(leaf, &e, cfg, if root { Some(&mut g.rng) } else { None });
+            let mcfg = move_config(cfg, g.full != Some(false));
+            g.tree
+                .expand(leaf, &e, &mcfg, if root { Some(&mut g.rng) } else { None });
         }
     }
     Ok(out.into_iter().map(|d| d.expect("every game finished")).collect())
 }
 
 /// Runs simulations until one needs an evaluation; plays the move when the search is
-/// done. None when the game is over.
+/// done, recording the position when the search was a full one. None when the game is
+/// over.
 fn advance(g: &mut Live, cfg: &SearchConfig, max_moves: usize) -> Option<Leaf> {
     let n = g.state.board().width() as usize;
     loop {
         if g.resigned.is_some() || g.state.is_over() || g.state.move_number() >= max_moves {
             return None;
         }
-        if g.tree.done(cfg.visits) {
+        let full = *g
+            .full
+            .get_or_insert_with(|| cfg.playout_cap.is_none_or(|c| g.rng.random::<f64>() < c.full_fraction));
+        let mcfg = move_config(cfg, full);
+        if g.tree.done(mcfg.visits) {
             let sample = g.state.move_number() < cfg.temperature_plies;
-            let r = g.tree.result(n, if sample { Some(&mut g.rng) } else { None });
+            let r = g.tree.result(n, &mcfg, if sample { Some(&mut g.rng) } else { None });
             if let Some(t) = cfg.resign_threshold
                 && r.value < t
             {
@@ -554,14 +646,17 @@ fn advance(g: &mut Live, cfg: &SearchConfig, max_moves: usize) -> Option<Leaf> {
                 }
                 g.would_resign.get_or_insert(g.state.to_move());
             }
-            g.rec.begin(&g.state);
-            g.rec.end(&g.state, r.mv, Some(&r.policy));
+            if full {
+                g.rec.begin(&g.state);
+                g.rec.end(&g.state, r.mv, Some(&r.policy));
+            }
             g.state.play(r.mv).expect("searched moves are legal");
             g.rec.push(&g.state);
             g.tree = Tree::new();
+            g.full = None;
             continue;
         }
-        if let Some(leaf) = g.tree.select(&g.state, g.rec.history(), cfg, max_moves) {
+        if let Some(leaf) = g.tree.select(&g.state, g.rec.history(), &mcfg, max_moves) {
             return Some(leaf);
         }
     }
