@@ -78,6 +78,10 @@ pub struct LoopArgs {
     /// A score head trained on the final margin (an auxiliary target).
     #[arg(long)]
     score_head: bool,
+    /// Generation 0 plays the tree search (mcts, heavy playouts) with this many playouts a
+    /// move instead of light random play; its root visits are the policy targets.
+    #[arg(long, value_name = "PLAYOUTS")]
+    teacher: Option<u32>,
     /// Where the networks train, play and are gated: cpu, cuda or cuda:N (a CUDA build of
     /// libtorch). Not a setting of the run: a loop may go on on another device.
     #[arg(long, default_value = "cpu")]
@@ -124,6 +128,7 @@ pub fn run(args: LoopArgs) -> anyhow::Result<ExitCode> {
         forced_playouts: args.forced_playouts,
         global_pooling: args.global_pooling,
         score_head: args.score_head,
+        teacher: args.teacher,
     };
     let state = if args.report_only {
         let path = args.dir.join(LoopState::FILE);

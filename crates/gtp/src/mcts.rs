@@ -664,16 +664,31 @@ impl Player for MctsPlayer {
     }
 
     fn genmove(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> Choice {
+        self.decide(state, color, budget, cleanup).0
+    }
+}
+
+impl MctsPlayer {
+    /// [`Player::genmove`]'s choice, with the root's candidates it chose from (none when
+    /// there was nothing to search): what a teacher records as the policy target.
+    pub fn decide(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> (Choice, Vec<Candidate>) {
         let root = to_move(state, color);
         if root.legal_moves().len() <= 1 {
-            return Choice::Play(Move::Pass);
+            return (Choice::Play(Move::Pass), Vec::new());
         }
         let mut trees = self.trees_for(state, &root);
         self.moves_made += 1;
         let per_thread = (self.settings.playouts as usize).div_ceil(self.settings.threads);
         self.run(&mut trees, &root, per_thread, Instant::now() + budget.time, cleanup);
-        let total = merged(&trees);
+        let found = candidates_of(&trees);
+        let choice = self.choose(state, color, &root, &trees, cleanup);
         self.trees = trees;
+        (choice, found)
+    }
+
+    /// The move, resignation or pass after a search of `root` by `trees`.
+    fn choose(&self, state: &State, color: Color, root: &State, trees: &[Tree], cleanup: bool) -> Choice {
+        let total = merged(trees);
         let visits: u32 = total.iter().map(|x| x.1).sum();
         let Some(&(best, n, w)) = total
             .iter()
@@ -691,7 +706,7 @@ impl Player for MctsPlayer {
         // (The opponent's own pass, not the one `to_move` adds when asked for the other colour.)
         let opponent_passed = matches!(state.moves().last(), Some(&(c, Move::Pass)) if c != color);
         if opponent_passed && !cleanup {
-            let dead = DeadEstimate::default().estimate(&root);
+            let dead = DeadEstimate::default().estimate(root);
             let wmb = root.area_score(&dead).map_or(0.0, |s| s.white_minus_black);
             if (color == Color::White) == (wmb > 0.0) && wmb != 0.0 {
                 return Choice::Play(Move::Pass);

@@ -68,6 +68,10 @@ pub struct LoopConfig {
     /// A score head trained on the final margin (an auxiliary target).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub score_head: bool,
+    /// Generation 0 plays the project's tree search with this many playouts a move
+    /// (`crate::teacher`) instead of light playouts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teacher: Option<u32>,
 }
 
 impl LoopConfig {
@@ -94,6 +98,9 @@ impl LoopConfig {
         }
         if self.gumbel == Some(0) {
             return bad("gumbel: at least 1 root move");
+        }
+        if self.teacher == Some(0) || self.teacher.is_some_and(|p| p > 1_000_000) {
+            return bad("teacher: 1 to 1000000 playouts a move");
         }
         if let Some(cap) = &self.playout_cap {
             cap.validate()
@@ -356,6 +363,7 @@ pub(crate) mod tests {
             forced_playouts: false,
             global_pooling: false,
             score_head: false,
+            teacher: None,
         }
     }
 
@@ -419,6 +427,7 @@ pub(crate) mod tests {
             "playout_cap",
             "forced_playouts",
             "global_pooling",
+            "teacher",
             "score_head",
         ] {
             assert!(!text.contains(key), "{key} in {text}");

@@ -2,8 +2,9 @@
 //! a sliding window of recent generations, a gate against the best, and games against
 //! fixed players for the Elo curve (AlphaGo Zero's loop, as minigo and KataGo run it).
 //!
-//! - Generation 0 plays light playouts (no network yet) and trains from random weights;
-//!   its network is the first best.
+//! - Generation 0 plays light playouts (no network yet), or the project's tree search
+//!   with `teacher` playouts a move, and trains from random weights; its network is the
+//!   first best.
 //! - Generation n >= 1 plays with the best network (PUCT with `visits`, Dirichlet noise,
 //!   visit counts as targets), trains a candidate from the best's weights on the last
 //!   `window` generations' data, and promotes it when it scores `promote_at` or more
@@ -129,15 +130,26 @@ fn selfplay(
         .build()
         .map_err(|e| Error::Invalid(e.to_string()))?;
     let t0 = std::time::Instant::now();
+    let rules = rules_of(config)?;
     let manifest = match best {
-        None => pool.install(|| weiqi_selfplay::run(&cfg, &out, progress))?,
+        None => match config.teacher {
+            None => pool.install(|| weiqi_selfplay::run(&cfg, &out, progress))?,
+            Some(playouts) => pool.install(|| {
+                weiqi_selfplay::run_with(&cfg, &out, progress, &|index| {
+                    let id = weiqi_selfplay::game_id(cfg.seed, index);
+                    let opening = (config.size as usize / 2).max(1);
+                    crate::teacher::teacher_game(config.size, rules, playouts, id, cfg.max_moves, opening)
+                })
+            })?,
+        },
         Some(b) => {
             let nets = crate::net::load_lanes(&model_path(run, b), device, pool.current_num_threads(), None)?;
             pool.install(|| weiqi_selfplay::run_search(&cfg, &out, progress, &nets))?
         }
     };
+    let first = config.teacher.map_or("light".into(), |p| format!("mcts:{p}"));
     Ok(SelfplayRecord {
-        player: best.map_or("light".into(), model_name),
+        player: best.map_or(first, model_name),
         games: manifest.games,
         positions: manifest.positions,
         seconds: t0.elapsed().as_secs_f64(),

@@ -33,6 +33,7 @@ fn config(generations: u32) -> LoopConfig {
         forced_playouts: false,
         global_pooling: false,
         score_head: false,
+        teacher: None,
     }
 }
 
@@ -114,7 +115,8 @@ fn generations_play_train_gate_and_resume() {
 }
 
 /// The loop with issue 48's options: KataGo's (playout cap randomization, forced
-/// playouts, global pooling, the score head) and, in a second run, Gumbel's root with the
+/// playouts, global pooling, the score head) with the tree search as generation 0's
+/// teacher, and, in a second run, Gumbel's root with the
 /// playout cap. Two generations each play, train and gate; the record and the checkpoint
 /// say which options they ran with; a loop killed in the last gate goes on to the same
 /// record; and the options are settings of the run (another is refused).
@@ -128,6 +130,7 @@ fn a_loop_with_the_new_options_resumes_after_a_kill() {
         forced_playouts: true,
         global_pooling: true,
         score_head: true,
+        teacher: Some(32),
         ..config(2)
     };
     let gumbel = LoopConfig {
@@ -140,6 +143,8 @@ fn a_loop_with_the_new_options_resumes_after_a_kill() {
         let _ = std::fs::remove_dir_all(&dir);
         let state = run(&dir, &cfg, weiqi_trainer::device::for_tests(), false).unwrap();
         assert!(state.generations.iter().all(|g| g.step() == Step::Done));
+        let first = state.generations[0].selfplay.as_ref().unwrap();
+        assert_eq!(first.player, if cfg.teacher.is_some() { "mcts:32" } else { "light" });
         let sp = state.generations[1].selfplay.as_ref().unwrap();
         assert_eq!(sp.player, "gen=0");
         assert_eq!(sp.games, 12);
