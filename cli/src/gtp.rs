@@ -91,7 +91,7 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
         resign_below: args.resign_below,
     };
     let player: Box<dyn Player> = if args.player.starts_with("net:") {
-        weiqi_trainer::runs::player(&args.player, args.visits, args.gumbel, "cpu", args.seed)?
+        weiqi_trainer::runs::net_gtp_player(&args.player, args.visits, args.gumbel, args.seed)?
     } else if let Some(path) = args.player.strip_prefix("hybrid:") {
         let hybrid = HybridSettings {
             advice_visits: args.advice_visits,

@@ -36,7 +36,7 @@ pub use engine::{COMMANDS, GtpEngine};
 pub use engine_player::EnginePlayer;
 pub use hybrid::{Advice, Advisor, HybridSettings};
 pub use mcts::{MctsPlayer, MctsSettings};
-pub use player::{Choice, Player, PlayerKind, RandomPlayer};
+pub use player::{Choice, Player, PlayerKind, RandomPlayer, to_move};
 pub use protocol::{Line, Reply};
 pub use referee::{Ending, GameOutcome, MatchSettings, PlayedGame, Tally, UNTIMED_BUDGET, play_out};
 pub use review::{GameReview, MISTAKE_LOSS, MISTAKES, MoveReview, mistakes, review, review_until};

@@ -60,7 +60,7 @@ const PASS_UNTRIED: f64 = 0.3;
 const EXPAND_VISITS: u32 = 2;
 /// Visits before a resignation can be trusted.
 const RESIGN_MIN_VISITS: u32 = 500;
-/// A tree stops growing at this many nodes (memory bound: 36 bytes a node, about 145 MB
+/// A tree stops growing at this many nodes (memory bound: 40 bytes a node, about 160 MB
 /// per thread); it keeps searching with the nodes it has. The tree is compacted to the
 /// subtree of the position reached after every move, so a new move starts well below it.
 const MAX_NODES: usize = 4_000_000;
@@ -345,8 +345,8 @@ impl Tree {
         let mut path = vec![node];
         // (colour, point) of every move after the root, for the AMAF statistics.
         let mut played: Vec<(Color, Move)> = Vec::new();
-        // The deepest advised node's value and whether Black moves there.
-        let mut advised: Option<(f32, bool)> = None;
+        // The deepest advised node's value, whether Black moves there, and its depth.
+        let mut advised: Option<(f32, bool, usize)> = None;
         loop {
             if !self.nodes[node as usize].expanded {
                 let ripe = node == ROOT || self.nodes[node as usize].visits >= EXPAND_VISITS;
@@ -360,7 +360,7 @@ impl Tree {
             }
             let v = self.nodes[node as usize].net_value;
             if !v.is_nan() {
-                advised = Some((v, state.to_move() == Color::Black));
+                advised = Some((v, state.to_move() == Color::Black, path.len() - 1));
             }
             let nd = &self.nodes[node as usize];
             if nd.count == 0 {
@@ -407,20 +407,35 @@ impl Tree {
         } else {
             0.5
         };
-        let black = match &advising {
-            Some(a) => mixed_result(black_playout, advised, a.settings.value_weight),
-            None => black_playout,
+        // The hybrid's mix goes to the advised node and the nodes above it; the nodes below
+        // it (not yet advised) get the playout alone, so their siblings' differences are
+        // not flattened by a value they all share.
+        let (black, mixed_to) = match (&advising, advised) {
+            (Some(a), Some((v, black_to_move, depth))) => (
+                mixed_result(black_playout, Some((v, black_to_move)), a.settings.value_weight),
+                Some(depth),
+            ),
+            _ => (black_playout, None),
         };
-        self.backup(&path, black, &played);
+        self.backup(&path, black, black_playout, mixed_to, &played);
         self.scratch = Some(state);
     }
 
-    /// Backs a result up `path` (root first): `black` is Black's share (1 won, 0 lost, or
-    /// between for a draw or the hybrid's mix). The AMAF set of the node at depth `d` is
-    /// what was played after it, `played[d..]`: marked in `seen` from the leaf up, so each
-    /// child is checked with one lookup.
-    fn backup(&mut self, path: &[u32], black: f32, played: &[(Color, Move)]) {
-        let result = |c: Color| if c == Color::Black { black } else { 1.0 - black };
+    /// Backs a result up `path` (root first). `black` is Black's share (1 won, 0 lost, 0.5
+    /// drawn, or between for the hybrid's mix) for the nodes at depths up to `mixed_to`;
+    /// deeper nodes and the all-moves-as-first statistics get the playout's,
+    /// `black_playout` (without a mix: every node). The AMAF set of the node at depth `d`
+    /// is what was played after it, `played[d..]`: marked in `seen` from the leaf up, so
+    /// each child is checked with one lookup.
+    fn backup(
+        &mut self,
+        path: &[u32],
+        black: f32,
+        black_playout: f32,
+        mixed_to: Option<usize>,
+        played: &[(Color, Move)],
+    ) {
+        let share = |b: f32, c: Color| if c == Color::Black { b } else { 1.0 - b };
         self.first.fill(0);
         let leaf_depth = path.len() - 1;
         // Latest first, so that an earlier play at a point overwrites a later one.
@@ -432,9 +447,14 @@ impl Tree {
                 let (c, m) = played[depth];
                 self.mark(c, m);
             }
+            let own = if mixed_to.is_some_and(|m| depth <= m) {
+                black
+            } else {
+                black_playout
+            };
             let nd = &mut self.nodes[node as usize];
             nd.visits += 1;
-            nd.wins += result(nd.by);
+            nd.wins += share(own, nd.by);
             let (first, count) = (nd.first, nd.count);
             for k in first..first + count {
                 let child = &self.nodes[k as usize];
@@ -443,7 +463,7 @@ impl Tree {
                 if self.first[self.amaf_key(p)] == by.index() as u8 + 1 {
                     let child = &mut self.nodes[k as usize];
                     child.amaf_visits += 1;
-                    child.amaf_wins += result(by);
+                    child.amaf_wins += share(black_playout, by);
                 }
             }
         }
@@ -664,7 +684,7 @@ impl Player for MctsPlayer {
     }
 
     fn genmove(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> Choice {
-        self.decide(state, color, budget, cleanup).0
+        self.search_and_choose(state, color, budget, cleanup, false).0
     }
 }
 
@@ -672,6 +692,19 @@ impl MctsPlayer {
     /// [`Player::genmove`]'s choice, with the root's candidates it chose from (none when
     /// there was nothing to search): what a teacher records as the policy target.
     pub fn decide(&mut self, state: &State, color: Color, budget: Budget, cleanup: bool) -> (Choice, Vec<Candidate>) {
+        self.search_and_choose(state, color, budget, cleanup, true)
+    }
+
+    /// Searches and chooses; the candidates (principal variations included) only when
+    /// `with_candidates`.
+    fn search_and_choose(
+        &mut self,
+        state: &State,
+        color: Color,
+        budget: Budget,
+        cleanup: bool,
+        with_candidates: bool,
+    ) -> (Choice, Vec<Candidate>) {
         let root = to_move(state, color);
         if root.legal_moves().len() <= 1 {
             return (Choice::Play(Move::Pass), Vec::new());
@@ -680,7 +713,11 @@ impl MctsPlayer {
         self.moves_made += 1;
         let per_thread = (self.settings.playouts as usize).div_ceil(self.settings.threads);
         self.run(&mut trees, &root, per_thread, Instant::now() + budget.time, cleanup);
-        let found = candidates_of(&trees);
+        let found = if with_candidates {
+            candidates_of(&trees)
+        } else {
+            Vec::new()
+        };
         let choice = self.choose(state, color, &root, &trees, cleanup);
         self.trees = trees;
         (choice, found)

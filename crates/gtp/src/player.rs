@@ -116,7 +116,7 @@ impl Player for RandomPlayer {
 
 /// A copy of `state` with `color` to move (GTP lets the controller ask either colour for
 /// a move; asking the other one is as if the player to move had passed).
-pub(crate) fn to_move(state: &State, color: Color) -> State {
+pub fn to_move(state: &State, color: Color) -> State {
     let mut s = state.clone();
     if s.to_move() != color {
         s.pass();

@@ -457,6 +457,11 @@ pub(crate) mod tests {
         };
         assert!(with(&|c| c.playout_cap = cap(0.25, 2)).is_ok());
         assert!(
+            with(&|c| c.playout_cap = cap(0.0, 2))
+                .unwrap_err()
+                .contains("full fraction")
+        );
+        assert!(
             with(&|c| c.playout_cap = cap(1.5, 2))
                 .unwrap_err()
                 .contains("full fraction")

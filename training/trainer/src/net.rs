@@ -288,6 +288,10 @@ pub struct NetPlayer {
     /// Why the network stopped evaluating (it passes from then on, and its games are no
     /// measurement: see [`Player::failure`]).
     pub failed: Option<String>,
+    /// Whether the move's time budget may stop the search before `visits` (a GTP engine
+    /// on a clock). Off in the arena and the loop, whose budget is nominal: there a search
+    /// is its visits, whatever the machine's speed, so results repeat.
+    pub timed: bool,
 }
 
 impl NetPlayer {
@@ -303,25 +307,28 @@ impl NetPlayer {
             label: format!("net:{}@{visits}", path.display()),
             rng: SmallRng::seed_from_u64(0),
             failed: None,
+            timed: false,
         })
     }
 }
 
 impl Player for NetPlayer {
     fn genmove(&mut self, state: &State, color: Color, budget: Budget, _cleanup: bool) -> Choice {
-        // (Searched by visits, stopped early by the move's time; asked for the colour not
-        // to move, it passes.)
-        if self.failed.is_some() || color != state.to_move() {
+        // (Searched by visits, stopped early by the move's time when timed; asked for the
+        // colour not to move, as if the other had passed, as GTP has it.)
+        if self.failed.is_some() {
             return Choice::Play(Move::Pass);
         }
+        let state = &weiqi_gtp::to_move(state, color);
         let deadline = std::time::Instant::now() + budget.time;
+        let timed = self.timed;
         match search_until(
             state,
             &weiqi_selfplay::recent_boards(state, 8),
             &self.search,
             &mut self.net,
             &mut self.rng,
-            &mut || std::time::Instant::now() >= deadline,
+            &mut || timed && std::time::Instant::now() >= deadline,
         ) {
             Ok(r) => Choice::Play(r.mv),
             Err(e) => {

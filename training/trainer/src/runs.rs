@@ -106,6 +106,33 @@ pub fn player(spec: &str, visits: u32, gumbel: Option<u32>, device: &str, seed: 
     }
 }
 
+/// A network player for `weiqi gtp --player net:PATH` (feature `tch`): [`player`]'s, its
+/// search also stopped by the move's time on the GTP clock.
+pub fn net_gtp_player(spec: &str, visits: u32, gumbel: Option<u32>, seed: u64) -> Result<Box<dyn Player>, Error> {
+    timed_net_player(spec, visits, gumbel, seed)
+}
+
+#[cfg(feature = "tch")]
+fn timed_net_player(spec: &str, visits: u32, gumbel: Option<u32>, seed: u64) -> Result<Box<dyn Player>, Error> {
+    let path = spec
+        .strip_prefix("net:")
+        .ok_or_else(|| Error::Invalid(format!("{spec}: not net:PATH")))?;
+    use rand::SeedableRng;
+    tch::set_num_threads(1);
+    let mut p = crate::net::NetPlayer::load(std::path::Path::new(path), visits)?;
+    p.search.gumbel = gumbel;
+    p.timed = true;
+    p.rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    Ok(Box::new(p))
+}
+
+#[cfg(not(feature = "tch"))]
+fn timed_net_player(_spec: &str, _visits: u32, _gumbel: Option<u32>, _seed: u64) -> Result<Box<dyn Player>, Error> {
+    Err(Error::Invalid(
+        "net:PATH needs the `tch` feature: cargo build --release -p weiqi-cli --features tch".into(),
+    ))
+}
+
 /// The hybrid engine (`weiqi gtp --player hybrid:PATH`, feature `tch`): the playout tree
 /// search of `mcts`, each of its threads advised by its own copy of the network at `path`
 /// (one libtorch thread each; the search's threads use the cores).

@@ -283,7 +283,7 @@ fn global_pooling_and_the_score_head_train_and_load_back() {
 /// The hybrid engine through GTP (issue 48): `weiqi gtp --player hybrid:PATH`'s player,
 /// the playout search advised by a network, plays a whole 5x5 game against itself over
 /// the protocol's commands; every move it answers is legal when replayed by the rules,
-/// and the game ends by two passes or a resignation.
+/// the game ends by two passes or a resignation, and the network advises without failing.
 #[test]
 fn a_hybrid_engine_game_through_gtp_is_legal_to_the_end() {
     use weiqi_gtp::{GtpEngine, HybridSettings, MctsSettings};
@@ -304,8 +304,19 @@ fn a_hybrid_engine_game_through_gtp_is_legal_to_the_end() {
         advice_visits: 4,
         ..HybridSettings::default()
     };
-    let player = weiqi_trainer::runs::hybrid_player(path.to_str().unwrap(), mcts, hybrid).unwrap();
+    let mut player = weiqi_trainer::runs::hybrid_player(path.to_str().unwrap(), mcts, hybrid).unwrap();
     assert_eq!(player.name(), "mcts+net");
+    // The network advises without failing (a failure would leave the search to playouts).
+    let mut rules = Preset::Chinese.rules();
+    rules.komi = 0.5;
+    let budget = weiqi_gtp::Budget {
+        time: std::time::Duration::from_secs(30),
+    };
+    assert!(matches!(
+        player.genmove(&State::new(5, rules).unwrap(), Color::Black, budget, false),
+        weiqi_gtp::Choice::Play(_)
+    ));
+    assert_eq!(player.failure(), None);
     let mut engine = GtpEngine::new(Preset::Chinese, player, std::time::Duration::from_secs(30));
     let mut ask = |command: &str| {
         let mut out = Vec::new();
@@ -317,8 +328,6 @@ fn a_hybrid_engine_game_through_gtp_is_legal_to_the_end() {
     ask("boardsize 5");
     ask("komi 0.5");
     ask("clear_board");
-    let mut rules = Preset::Chinese.rules();
-    rules.komi = 0.5;
     let mut state = State::new(5, rules).unwrap();
     let mut ended = false;
     for ply in 0..80 {

@@ -17,13 +17,15 @@ pub(super) fn forced_visits(prior: f32, total: u32) -> f32 {
 
 impl Tree {
     /// The root edge a simulation must take because it has fewer than its forced visits
-    /// (the first such, in edge order); None when every move has its share.
+    /// (the first such, in edge order); None when every move has its share. Only moves
+    /// the search has tried are forced (KataGo: "any given child that receives any visits
+    /// at all"): forcing untried ones would spend the budget on every legal move once.
     pub(super) fn forced_pick(&self) -> Option<u32> {
         let root = self.nodes[0];
         let total = self.root_visits();
         (root.first..root.first + root.len).find(|&e| {
             let ed = &self.edges[e as usize];
-            (ed.n as f32) < forced_visits(ed.prior, total)
+            ed.n > 0 && (ed.n as f32) < forced_visits(ed.prior, total)
         })
     }
 
@@ -129,13 +131,17 @@ mod tests {
         assert_eq!(t.pruned_root_visits(1.5), vec![30.0, 0.0, 0.0]);
     }
 
-    /// Moves below sqrt(2 P total) are picked first, in order; then none is forced.
+    /// Tried moves below sqrt(2 P total) are picked first, in order; then none is forced.
+    /// A move never tried is not forced, however large its share.
     #[test]
     fn forced_moves_are_picked_until_they_have_their_share() {
         let t = root(&[(0.5, 70, 0.2), (0.3, 20, 0.1), (0.15, 4, -0.5), (0.05, 6, -0.9)]);
         // C needs sqrt(2 * 0.15 * 100) = 5.48 > 4; D needs 3.16 <= 6.
         assert_eq!(t.forced_pick(), Some(2));
         let t = root(&[(0.5, 70, 0.2), (0.3, 20, 0.1), (0.15, 6, -0.5), (0.05, 4, -0.9)]);
+        assert_eq!(t.forced_pick(), None);
+        let t = root(&[(0.4, 0, 0.0), (0.3, 90, 0.1), (0.25, 10, -0.5), (0.05, 0, 0.0)]);
+        // A (0.4) and D are untried: C (needs 7.07, has 10) and B are not short either.
         assert_eq!(t.forced_pick(), None);
     }
 }

@@ -126,8 +126,11 @@ pub struct PlayoutCap {
 impl PlayoutCap {
     /// Refuses a share outside 0..=1 or no cheap visits, naming the setting.
     pub fn validate(&self) -> Result<(), String> {
-        if !(0.0..=1.0).contains(&self.full_fraction) {
-            return Err(format!("full fraction {}: a probability in 0..=1", self.full_fraction));
+        if !(self.full_fraction > 0.0 && self.full_fraction <= 1.0) {
+            return Err(format!(
+                "full fraction {}: a probability above 0 and at most 1 (0 records nothing)",
+                self.full_fraction
+            ));
         }
         if self.cheap_visits == 0 {
             return Err("cheap visits: at least 1".into());
@@ -526,12 +529,14 @@ struct Live {
 }
 
 /// The settings of one move's search: `cfg` for a full search; for a cheap one (playout
-/// cap randomization), the cap's visits without root noise or forced playouts.
+/// cap randomization), the cap's visits without root noise or forced playouts. A cheap
+/// Gumbel search keeps its Gumbel noise: it is its only way of varying the move (PUCT's
+/// cheap moves keep the sampling temperature instead), and it is not a target.
 fn move_config(cfg: &SearchConfig, full: bool) -> SearchConfig {
     match cfg.playout_cap {
         Some(cap) if !full => SearchConfig {
             visits: cap.cheap_visits,
-            dirichlet_alpha: 0.0,
+            dirichlet_alpha: if cfg.gumbel.is_some() { cfg.dirichlet_alpha } else { 0.0 },
             forced_playouts: false,
             ..*cfg
         },
