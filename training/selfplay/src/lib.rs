@@ -39,8 +39,8 @@ pub use play::{
     play_game_with, play_policy_from, recent_boards,
 };
 pub use search::{
-    Eval, EvalError, Evaluator, Leaf, PlayoutCap, RootResult, SearchConfig, Tree, UniformEvaluator, play_games, search,
-    search_until,
+    Eval, EvalError, Evaluator, Leaf, PlayoutCap, RootResult, SearchConfig, Tree, UniformEvaluator, legal_priors,
+    play_games, search, search_until,
 };
 pub use shard::{
     Manifest, Partition, Results, Shard, ShardInfo, pending, read_shard, run, run_search, run_with, shard_bytes,

@@ -376,19 +376,11 @@ impl Advisor for NetAdvisor {
             .map_err(|e| e.to_string())?
             .pop()
             .ok_or("no evaluation")?;
-        // Softmax over the legal moves only.
+        // Over the legal moves only, as the network's own search reads it.
         let legal = state.legal_moves();
-        let max = legal
-            .iter()
-            .map(|&m| eval.logits[move_index(m, n)])
-            .fold(f32::NEG_INFINITY, f32::max);
         let mut priors = vec![0.0f32; n * n + 1];
-        for &m in &legal {
-            priors[move_index(m, n)] = (eval.logits[move_index(m, n)] - max).exp();
-        }
-        let sum: f32 = priors.iter().sum();
-        if sum > 0.0 && sum.is_finite() {
-            priors.iter_mut().for_each(|p| *p /= sum);
+        for (&m, p) in legal.iter().zip(weiqi_selfplay::legal_priors(&eval.logits, &legal, n)) {
+            priors[move_index(m, n)] = p;
         }
         Ok(Advice {
             priors,

@@ -16,6 +16,12 @@ use crate::hybrid::{Advisor, HybridSettings, mixed_result};
 use crate::player::{Choice, Player, to_move};
 use crate::timing::Budget;
 
+mod advice;
+#[cfg(test)]
+mod tests;
+
+use advice::{Advising, AdvisorSlot};
+
 /// How the search is bounded and when it gives up.
 #[derive(Debug, Clone, Copy)]
 pub struct MctsSettings {
@@ -279,57 +285,6 @@ impl Tree {
         (nd.first, nd.count, nd.expanded) = (first, count, true);
     }
 
-    /// Asks the advisor about `node` (at `state`) once it is expanded and has earned its
-    /// advice: the network's probabilities become virtual wins on its children (the
-    /// favourite gets `prior_visits`), its value is kept for the simulations below.
-    fn advise(&mut self, node: u32, state: &State, advising: &mut Advising<'_>) {
-        let nd = &self.nodes[node as usize];
-        let earned = node == ROOT || nd.visits >= advising.settings.advice_visits;
-        if advising.slot.failed.is_some() || !nd.expanded || !nd.net_value.is_nan() || !earned {
-            return;
-        }
-        let advice = match advising.slot.advisor.advise(state) {
-            Ok(a) => a,
-            Err(e) => {
-                advising.slot.failed = Some(e);
-                return;
-            }
-        };
-        let (first, count) = (nd.first as usize, nd.count as usize);
-        let area = state.board().area() as usize;
-        let width = state.board().width() as usize;
-        let prior = |mv: Move| {
-            let i = match mv {
-                Move::Place(p) => p.y as usize * width + p.x as usize,
-                Move::Pass => area,
-            };
-            advice
-                .priors
-                .get(i)
-                .copied()
-                .filter(|p| p.is_finite())
-                .unwrap_or(0.0)
-                .max(0.0)
-        };
-        let top = self.nodes[first..first + count]
-            .iter()
-            .map(|c| prior(c.mv))
-            .fold(0.0f32, f32::max);
-        if top > 0.0 {
-            for child in &mut self.nodes[first..first + count] {
-                let v = (advising.settings.prior_visits * prior(child.mv) / top).round();
-                child.amaf_visits += v as u32;
-                child.amaf_wins += v;
-            }
-        }
-        let value = if advice.value.is_finite() {
-            advice.value.clamp(-1.0, 1.0)
-        } else {
-            0.0
-        };
-        self.nodes[node as usize].net_value = value;
-    }
-
     /// One simulation from the root: select and expand down the tree, play out, back up;
     /// with an advisor, the hybrid's priors and value mixing.
     fn simulate(&mut self, root_state: &State, cleanup: bool, mut advising: Option<&mut Advising<'_>>) {
@@ -513,18 +468,6 @@ impl Tree {
             })
             .collect()
     }
-}
-
-/// One search thread's advisor and why it stopped advising, if it did.
-struct AdvisorSlot {
-    advisor: Box<dyn Advisor>,
-    failed: Option<String>,
-}
-
-/// What a simulation of the hybrid search needs: its thread's advisor and the settings.
-struct Advising<'a> {
-    slot: &'a mut AdvisorSlot,
-    settings: HybridSettings,
 }
 
 /// The MCTS player.
@@ -750,46 +693,5 @@ impl MctsPlayer {
             }
         }
         Choice::Play(best)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use weiqi_rules::Preset;
-
-    /// After a move, the kept tree is exactly the played move's subtree: its statistics
-    /// carried over, every child block in range, nothing else kept.
-    #[test]
-    fn advancing_keeps_only_the_played_moves_subtree() {
-        let root = State::new(7, Preset::Chinese.rules()).unwrap();
-        let mut tree = Tree::new(&root, 7, Policy::Light);
-        for _ in 0..2000 {
-            tree.simulate(&root, false, None);
-        }
-        let (mv, visits, wins) = tree.root_stats().into_iter().max_by_key(|x| x.1).unwrap();
-        let before = tree.nodes.len();
-        let mut next = root.clone();
-        next.play(mv).unwrap();
-        assert!(tree.advance_to(&next));
-        assert_eq!(
-            (tree.nodes[0].mv, tree.nodes[0].visits, tree.nodes[0].wins),
-            (mv, visits, wins)
-        );
-        assert!(tree.nodes.len() < before);
-        // Every node is reachable once: the child blocks tile the arena after the root.
-        let mut covered = 1;
-        for n in &tree.nodes {
-            if n.expanded {
-                assert!((n.first + n.count) as usize <= tree.nodes.len());
-                covered += n.count as usize;
-            }
-        }
-        assert_eq!(covered, tree.nodes.len());
-        // The search goes on from there.
-        for _ in 0..200 {
-            tree.simulate(&next, false, None);
-        }
-        assert_eq!(tree.nodes[0].visits, visits + 200);
     }
 }
