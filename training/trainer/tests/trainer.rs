@@ -238,16 +238,24 @@ fn global_pooling_and_the_score_head_train_and_load_back() {
     let first = losses(&net, &batch, true);
     let first_score = first.score.as_ref().expect("a score head").double_value(&[]);
     let first_total = first.total().double_value(&[]);
-    for _ in 0..60 {
+    // Steps until the score's loss has halved, at most 400: the count differs between
+    // machines (CI's libtorch took more than 60 where this one needs fewer), the halving not.
+    let mut steps = 0;
+    let last = loop {
         let l = losses(&net, &batch, true);
+        let score = l.score.as_ref().unwrap().double_value(&[]);
+        if score < 0.5 * first_score || steps == 400 {
+            break l;
+        }
         opt.backward_step(&l.total());
-    }
-    let last = losses(&net, &batch, true);
+        steps += 1;
+    };
     let last_score = last.score.as_ref().unwrap().double_value(&[]);
     assert!(
         last_score < 0.5 * first_score,
-        "score loss {first_score} -> {last_score}"
+        "score loss {first_score} -> {last_score} after {steps} steps"
     );
+    eprintln!("score loss {first_score} -> {last_score} after {steps} steps");
     assert!(last.total().double_value(&[]) < first_total);
 
     let path = dir.join("heads.safetensors");
