@@ -201,6 +201,10 @@ enum Command {
         /// 127.0.0.1:8080; empty to disable).
         #[arg(long)]
         web_listen: Option<String>,
+        /// The spectators' gRPC address, served at the lowest priority so that a large
+        /// audience never delays a move (default: empty, none).
+        #[arg(long)]
+        spectators_listen: Option<String>,
     },
     /// Plays games in parallel and writes training shards (.npz), a manifest and SGF.
     Selfplay(SelfplayArgs),
@@ -359,7 +363,8 @@ fn main() -> ExitCode {
             config,
             metrics_listen,
             web_listen,
-        } => serve(listen, data_dir, config, metrics_listen, web_listen),
+            spectators_listen,
+        } => serve(listen, data_dir, config, metrics_listen, web_listen, spectators_listen),
     };
     match result {
         Ok(code) => code,
@@ -601,10 +606,14 @@ fn serve(
     config: Option<std::path::PathBuf>,
     metrics_listen: Option<String>,
     web_listen: Option<String>,
+    spectators_listen: Option<String>,
 ) -> anyhow::Result<ExitCode> {
     let mut cfg = weiqi_server::ServerConfig::load(config.as_deref())?;
     if let Some(w) = web_listen {
         cfg.web_listen = w;
+    }
+    if let Some(s) = spectators_listen {
+        cfg.spectators_listen = s;
     }
     if let Some(l) = listen {
         cfg.listen = l;

@@ -64,8 +64,9 @@ impl Drop for Proxy {
     }
 }
 
-/// nginx with the shipped configuration, its upstreams replaced by `replicas`.
-fn start_proxy(bin: &str, replicas: &[&str]) -> Proxy {
+/// nginx with the shipped configuration, its upstreams replaced by `replicas` and its
+/// spectators' upstream by `spectators` (the replicas' spectators' listeners).
+fn start_proxy(bin: &str, replicas: &[&str], spectators: &[&str]) -> Proxy {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -77,22 +78,30 @@ fn start_proxy(bin: &str, replicas: &[&str]) -> Proxy {
     std::fs::create_dir_all(dir.join("logs")).unwrap();
     let shipped = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../deploy/nginx/weiqi.conf")).unwrap();
     let mut http = String::new();
-    let mut replaced = false;
+    let (mut replaced, mut spectators_replaced) = (false, false);
     for line in shipped.lines() {
         let t = line.trim_start();
-        if t.starts_with("server 127.0.0.1:5005") {
-            if !replaced {
-                for r in replicas {
+        for (prefix, done, list) in [
+            ("server 127.0.0.1:5005", &mut replaced, replicas),
+            ("server 127.0.0.1:5006", &mut spectators_replaced, spectators),
+        ] {
+            if t.starts_with(prefix) && !*done {
+                for r in list {
                     http.push_str(&format!("    server {r} max_fails=1 fail_timeout=10s;\n"));
                 }
-                replaced = true;
+                *done = true;
             }
+        }
+        if t.starts_with("server 127.0.0.1:500") {
             continue;
         }
         http.push_str(&line.replace("listen 50050 http2", &format!("listen 127.0.0.1:{port} http2")));
         http.push('\n');
     }
-    assert!(replaced, "the shipped configuration lists its upstreams");
+    assert!(
+        replaced && spectators_replaced,
+        "the shipped configuration lists its upstreams"
+    );
     let conf = format!(
         "daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log stderr warn;\n\
          events {{ worker_connections 4096; }}\n\
@@ -241,7 +250,9 @@ async fn a_replica_killed_under_load_behind_the_proxy_loses_no_move() {
     };
     let mut replicas: Vec<Option<Server>> = (0..3).map(|k| Some(replica(k))).collect();
     let addrs: Vec<String> = replicas.iter().map(|r| r.as_ref().unwrap().addr.clone()).collect();
-    let proxy = start_proxy(&bin, &addrs.iter().map(String::as_str).collect::<Vec<_>>());
+    let addrs: Vec<&str> = addrs.iter().map(String::as_str).collect();
+    // (Spectators, none here, would watch through the players' listeners.)
+    let proxy = start_proxy(&bin, &addrs, &addrs);
     let channel = Channel::from_shared(format!("http://{}", proxy.addr))
         .unwrap()
         .connect()
@@ -317,8 +328,9 @@ async fn a_replica_killed_under_load_behind_the_proxy_loses_no_move() {
 }
 
 /// Spectators (WatchGame without a seat's credential) spread over the replicas behind the
-/// proxy, each replica following the game through the database, while the players' calls
-/// go to the game's replica; every spectator gets every move once and in order.
+/// proxy, through their spectators' listeners, each replica following the game through the
+/// database, while the players' calls go to the game's replica; every spectator gets every
+/// move once and in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
     let Some(bin) = nginx() else { return };
@@ -334,12 +346,14 @@ async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
                 &[
                     ("WEIQI__DATABASE_URL", url.as_str()),
                     ("WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT", "0"),
+                    ("WEIQI__SPECTATORS_LISTEN", "127.0.0.1:0"),
                 ],
             )
         })
         .collect();
     let addrs: Vec<&str> = replicas.iter().map(|r| r.addr.as_str()).collect();
-    let proxy = start_proxy(&bin, &addrs);
+    let spectators: Vec<&str> = replicas.iter().map(|r| r.spectators.as_deref().unwrap()).collect();
+    let proxy = start_proxy(&bin, &addrs, &spectators);
     let channel = Channel::from_shared(format!("http://{}", proxy.addr))
         .unwrap()
         .connect()
@@ -373,6 +387,19 @@ async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
         per_replica.iter().filter(|&&n| n > 0.0).count() >= 2,
         "the spectators spread over the replicas: {per_replica:?}"
     );
+    // They came through the spectators' listeners: nginx holds connections to them.
+    #[cfg(target_os = "linux")]
+    {
+        let ports: Vec<u16> = spectators
+            .iter()
+            .map(|a| a.rsplit(':').next().unwrap().parse().unwrap())
+            .collect();
+        let held = established_to(&ports);
+        assert!(
+            held.iter().filter(|&&n| n > 0).count() >= 2,
+            "nginx's connections to the spectators' listeners: {held:?}"
+        );
+    }
     // 20 moves, each to the game's replica.
     for k in 0..20u32 {
         let req = pb::PlayRequest {
@@ -403,4 +430,26 @@ async fn spectators_spread_over_the_replicas_and_each_sees_every_move() {
         started.elapsed().as_secs_f64() * 1e3
     );
     drop(proxy);
+}
+
+/// How many established TCP connections (IPv4) each of `ports` has accepted, from
+/// `/proc/net/tcp` (a local address `0100007F:PORT` in hex, state `01`).
+#[cfg(target_os = "linux")]
+fn established_to(ports: &[u16]) -> Vec<usize> {
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    ports
+        .iter()
+        .map(|&port| {
+            table
+                .lines()
+                .skip(1)
+                .filter(|l| {
+                    let f: Vec<&str> = l.split_whitespace().collect();
+                    f.len() > 3
+                        && f[3] == "01"
+                        && f[1].rsplit(':').next().and_then(|p| u16::from_str_radix(p, 16).ok()) == Some(port)
+                })
+                .count()
+        })
+        .collect()
 }

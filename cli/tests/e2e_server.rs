@@ -99,17 +99,7 @@ async fn adjournment_with_sealed_move() {
     assert_eq!(st.phase, pb::Phase::Adjourned as i32);
     assert_eq!(st.sealed_commitment.len(), 64);
     // Black (and spectators) see the commitment, not the move.
-    let mut watch = c
-        .watch_game(authed(
-            pb::WatchGameRequest {
-                game_id: g.id.clone(),
-                since_seq: 0,
-            },
-            &g.black,
-        ))
-        .await
-        .unwrap()
-        .into_inner();
+    let mut watch = watch_as(&mut c, &g.id, 0, &g.black).await;
     let mut saw_sealed = false;
     while let Some(item) = watch.message().await.unwrap() {
         let Some(e) = item.event else { continue };

@@ -136,27 +136,70 @@ async fn watch_streams_end_with_their_clients() {
 /// goes: every watcher ends with every event once and in order, each the stored one. The
 /// slow readers (connections whose HTTP/2 window holds about one item, read with a pause
 /// after each) fall more than the game's channel behind and catch up from the log, as the
-/// server's counter shows; no buffer grows for them.
+/// server's counter shows; no buffer grows for them. Half the crowd (and one slow
+/// connection) watches through the spectators' listener (issue 50), whose runtime also
+/// tells the game's watchers of each item: a thread of the server at nice 19.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_crowd_with_slow_readers_sees_every_event_once_in_order() {
     use std::sync::Arc;
     use weiqi_proto::v1 as pb;
-    let srv = Server::fresh_with("crowd", &[("WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT", "0")]);
+    let srv = Server::fresh_with(
+        "crowd",
+        &[
+            ("WEIQI__LIMITS__WATCH_STREAMS_PER_CLIENT", "0"),
+            ("WEIQI__SPECTATORS_LISTEN", "127.0.0.1:0"),
+        ],
+    );
+    let spectators = srv.spectators.clone().expect("the spectators' listener");
+    #[cfg(target_os = "linux")]
+    assert_eq!(
+        thread_nice(srv.child.id(), "weiqi-spectator"),
+        Some(19),
+        "the spectators' thread runs at the lowest priority"
+    );
     let mut c = srv.client().await;
     let g = Arc::new(new_game(&mut c, 19, None).await);
-    let endpoint = |window: Option<u32>| {
-        tonic::transport::Endpoint::from_shared(format!("http://{}", srv.addr))
+    // The spectators' listener answers WatchGame and health alone: a call that could start a
+    // timer or hold a game's lock at nice 19 is refused, naming the address to use.
+    let mut at_spectators = GameServiceClient::connect(format!("http://{spectators}"))
+        .await
+        .unwrap();
+    let refused = at_spectators
+        .get_game(pb::GetGameRequest { game_id: g.id.clone() })
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), tonic::Code::Unimplemented, "{refused:?}");
+    assert!(refused.message().contains("WatchGame only"), "{refused:?}");
+    let channel = tonic::transport::Endpoint::from_shared(format!("http://{spectators}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut health = tonic_health::pb::health_client::HealthClient::new(channel);
+    let serving = health
+        .check(tonic_health::pb::HealthCheckRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .status;
+    assert_eq!(
+        serving,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+    let endpoint = |addr: &str, window: Option<u32>| {
+        tonic::transport::Endpoint::from_shared(format!("http://{addr}"))
             .unwrap()
             .initial_stream_window_size(window)
     };
-    // 400 watchers over 4 connections, 12 slow ones over 2 more.
+    // 400 watchers over 4 connections, 12 slow ones over 2 more; of each, half on the
+    // players' listener and half on the spectators'.
     let mut fast_conns = Vec::new();
-    for _ in 0..4 {
-        fast_conns.push(endpoint(None).connect().await.unwrap());
-    }
     let mut slow_conns = Vec::new();
-    for _ in 0..2 {
-        slow_conns.push(endpoint(Some(1000)).connect().await.unwrap());
+    for addr in [&srv.addr, &spectators] {
+        for _ in 0..2 {
+            fast_conns.push(endpoint(addr, None).connect().await.unwrap());
+        }
+        slow_conns.push(endpoint(addr, Some(1000)).connect().await.unwrap());
     }
     // Black on rows 0, 4, 8, ..., White on rows 2, 6, ...: no stone is ever captured.
     let moves: Vec<(u32, u32)> = (0..160u32)
@@ -206,6 +249,9 @@ async fn a_crowd_with_slow_readers_sees_every_event_once_in_order() {
     for k in 0..400 {
         fast.push(read(open(fast_conns[k % 4].clone()).await, false));
     }
+    // Black's own stream, told by the players' herald (the others by the spectators').
+    let black = watch_as(&mut GameServiceClient::new(fast_conns[0].clone()), &g.id, 0, &g.black).await;
+    fast.push(read(black, false));
     let mut slow = Vec::new();
     for k in 0..12 {
         slow.push(read(open(slow_conns[k % 2].clone()).await, true));
@@ -232,4 +278,21 @@ async fn a_crowd_with_slow_readers_sees_every_event_once_in_order() {
     let lagged = srv.metric("weiqi_watch_catch_ups_total").await - lagged_before;
     assert!(lagged >= 1.0, "the slow readers fell behind and caught up ({lagged})");
     eprintln!("400 watchers and 12 slow ones, {stored} events: {lagged} catch-ups from the log");
+}
+
+/// The nice value of the thread of process `pid` whose name starts with `name` (the
+/// kernel keeps 15 bytes of a thread's name), from `/proc`.
+#[cfg(target_os = "linux")]
+fn thread_nice(pid: u32, name: &str) -> Option<i64> {
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let task = task.ok()?.path();
+        let comm = std::fs::read_to_string(task.join("comm")).ok()?;
+        if comm.trim_end().starts_with(name) {
+            // The fields after the name's closing parenthesis; nice is the 19th of the line.
+            let stat = std::fs::read_to_string(task.join("stat")).ok()?;
+            let rest = &stat[stat.rfind(')')? + 2..];
+            return rest.split(' ').nth(16)?.parse().ok();
+        }
+    }
+    None
 }

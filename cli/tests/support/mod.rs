@@ -33,6 +33,9 @@ pub struct Server {
     pub metrics: String,
     /// `host:port` of its web app (and gRPC-Web on the same origin).
     pub web: String,
+    /// `host:port` of its spectators' listener, when the test asked for one
+    /// (`WEIQI__SPECTATORS_LISTEN`).
+    pub spectators: Option<String>,
     pub dir: PathBuf,
 }
 
@@ -83,11 +86,16 @@ impl Server {
         let addr = line("listening on ", "");
         let metrics = line("metrics on http://", "/metrics");
         let web = line("web app on http://", "/");
+        let spectators = env
+            .iter()
+            .any(|(k, _)| *k == "WEIQI__SPECTATORS_LISTEN")
+            .then(|| line("spectators on ", ""));
         Server {
             child,
             addr,
             metrics,
             web,
+            spectators,
             dir,
         }
     }
@@ -318,6 +326,20 @@ pub async fn watch(
     .await
     .unwrap()
     .into_inner()
+}
+
+/// WatchGame as a seat: with its token, the stream that makes its player present.
+pub async fn watch_as(
+    c: &mut GameServiceClient<Channel>,
+    id: &str,
+    since_seq: u64,
+    token: &str,
+) -> tonic::Streaming<pb::WatchGameResponse> {
+    let req = pb::WatchGameRequest {
+        game_id: id.into(),
+        since_seq,
+    };
+    c.watch_game(authed(req, token)).await.unwrap().into_inner()
 }
 
 pub async fn sgf(c: &mut GameServiceClient<Channel>, id: &str) -> String {

@@ -82,6 +82,11 @@ struct Args {
     /// share the players'); 0: the watchers share the players' `--connections`.
     #[arg(long, default_value_t = 0)]
     watcher_connections: usize,
+    /// The servers' spectators' listeners (`spectators_listen`; several, comma-separated,
+    /// in the order of `--addr`): the watchers' own connections go there (64 of them
+    /// unless `--watcher-connections` says otherwise).
+    #[arg(long)]
+    spectators_addr: Option<String>,
     /// Moves each game plays during setup, before the measurement: games in their middle
     /// game hold more (moves, repetition keys, clock readings) than fresh ones.
     #[arg(long, default_value_t = 0)]
@@ -124,9 +129,9 @@ fn authed<T>(
     r
 }
 
-/// The connections, spread over the servers in turn.
-async fn channels(args: &Args, connections: usize) -> anyhow::Result<Vec<Channel>> {
-    let addrs: Vec<&str> = args.addr.split(',').map(str::trim).collect();
+/// The connections, spread over the servers (`addrs`, comma-separated) in turn.
+async fn channels(addrs: &str, connections: usize) -> anyhow::Result<Vec<Channel>> {
+    let addrs: Vec<&str> = addrs.split(',').map(str::trim).collect();
     let mut out = Vec::new();
     for k in 0..connections.max(addrs.len()) {
         out.push(
@@ -307,7 +312,7 @@ enum Workload {
 async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     let ping = matches!(workload, Workload::Ping | Workload::DurablePing);
     let durable = workload == Workload::DurablePing;
-    let chans = channels(args, args.connections).await?;
+    let chans = channels(&args.addr, args.connections).await?;
     let stop = Arc::new(AtomicBool::new(false));
     let seq = Arc::new(AtomicU64::new(0));
     let mut players = Vec::new();
@@ -369,13 +374,19 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
             // The spectators run on a runtime of their own (its own thread): a spectator is
             // another device, and ten thousand of them woken by one move must not queue
             // ahead of the players' tasks, whose latencies are measured.
-            let shared = (args.watcher_connections == 0).then(|| chans.clone());
+            let own = match (&args.spectators_addr, args.watcher_connections) {
+                (Some(a), 0) => Some((a.clone(), 64)),
+                (Some(a), n) => Some((a.clone(), n)),
+                (None, 0) => None,
+                (None, n) => Some((args.addr.clone(), n)),
+            };
+            let shared = chans.clone();
             let (args, game_id, stop) = (args.clone(), game_id.to_string(), stop.clone());
             watchers_runtime()
                 .spawn(async move {
-                    let watch_chans = match shared {
-                        Some(chans) => chans,
-                        None => channels(&args, args.watcher_connections).await?,
+                    let watch_chans = match own {
+                        Some((addrs, n)) => channels(&addrs, n).await?,
+                        None => shared,
                     };
                     anyhow::Ok(watchers(&args, &watch_chans, &game_id, &stop))
                 })
@@ -485,14 +496,16 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
             fewest: u64::MAX,
             most: 0,
             delivery: new_hist()?,
+            settled: new_hist()?,
             watched_game: new_hist()?,
             other_games: new_hist()?,
         };
         for t in watch_tasks {
-            let (samples, events) = t.await?;
-            record_all(&mut w.delivery, &samples)?;
-            w.fewest = w.fewest.min(events);
-            w.most = w.most.max(events);
+            let seen = t.await?;
+            record_all(&mut w.delivery, &seen.delays)?;
+            record_all(&mut w.settled, &seen.settled)?;
+            w.fewest = w.fewest.min(seen.moves);
+            w.most = w.most.max(seen.moves);
         }
         total.watch = Some(w);
     }

@@ -35,6 +35,8 @@ pub(crate) struct Watch {
     pub(crate) most: u64,
     /// Delivery delays (µs, at ms resolution: server time to arrival).
     pub(crate) delivery: Histogram<u64>,
+    /// The same, of the moves made once every stream was open (the audience in place).
+    pub(crate) settled: Histogram<u64>,
     /// The latencies (µs) of the watched game's own calls and of the other games': a
     /// fan-out's cost to the players of the game watched and to everyone else's.
     pub(crate) watched_game: Histogram<u64>,
@@ -47,6 +49,7 @@ impl Watch {
         self.fewest = self.fewest.min(other.fewest);
         self.most = self.most.max(other.most);
         self.delivery.add(&other.delivery)?;
+        self.settled.add(&other.settled)?;
         self.watched_game.add(&other.watched_game)?;
         self.other_games.add(&other.other_games)?;
         Ok(())
@@ -182,6 +185,8 @@ pub(crate) fn print_json(args: &Args, ceilings: &Option<References>, moves: &Sta
             "streams": w.streams, "moves_fewest": w.fewest, "moves_most": w.most,
             "delivery_p50_ms": ms(&w.delivery, 0.5),
             "delivery_p99_ms": ms(&w.delivery, 0.99),
+            "settled_delivery_p50_ms": ms(&w.settled, 0.5),
+            "settled_delivery_p99_ms": ms(&w.settled, 0.99),
             "watched_game_calls": w.watched_game.len(),
             "watched_game_p50_ms": ms(&w.watched_game, 0.5),
             "watched_game_p99_ms": ms(&w.watched_game, 0.99),
@@ -270,6 +275,15 @@ pub(crate) fn print_text(args: &Args, ceilings: &Option<References>, moves: &Sta
             ms(&w.delivery, 0.5),
             ms(&w.delivery, 0.99)
         );
+        if !w.settled.is_empty() {
+            println!(
+                "  once all {} were open: {} items, delivery p50 {:.0} ms  p99 {:.0} ms",
+                w.streams,
+                w.settled.len(),
+                ms(&w.settled, 0.5),
+                ms(&w.settled, 0.99)
+            );
+        }
         println!(
             "  calls of the watched game: {}, p50 {:.2} ms  p99 {:.2} ms; of the other games: {}, p50 {:.2} ms  p99 {:.2} ms",
             w.watched_game.len(),

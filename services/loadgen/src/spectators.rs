@@ -2,7 +2,7 @@
 //! every move reached it, on a runtime of their own.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tonic::metadata::MetadataValue;
@@ -24,21 +24,38 @@ pub(crate) fn watchers_runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
+/// What a spectator received: how late each move reached it (µs), the same for the moves
+/// made once every spectator's stream was open (an audience in place, not arriving), and
+/// how many moves it saw.
+pub(crate) struct Seen {
+    pub(crate) delays: Vec<u64>,
+    pub(crate) settled: Vec<u64>,
+    pub(crate) moves: u64,
+}
+
 /// `--watchers` streams on `game_id`, each recording how late every move reached it
-/// until `stop`; each returns its delays and how many moves it saw.
+/// until `stop`.
 pub(crate) fn watchers(
     args: &Args,
     chans: &[Channel],
     game_id: &str,
     stop: &Arc<AtomicBool>,
-) -> Vec<tokio::task::JoinHandle<(Vec<u64>, u64)>> {
+) -> Vec<tokio::task::JoinHandle<Seen>> {
+    // When the last stream opened (0: not yet).
+    let opened = Arc::new(AtomicUsize::new(0));
+    let all_open_ms = Arc::new(AtomicU64::new(0));
+    let audience = args.watchers;
     (0..args.watchers)
         .map(|w| {
             let chan = chans[w % chans.len()].clone();
             let (game_id, stop) = (game_id.to_string(), stop.clone());
+            let (opened, all_open_ms) = (opened.clone(), all_open_ms.clone());
             tokio::spawn(async move {
-                let mut hist: Vec<u64> = Vec::new();
-                let mut events = 0u64;
+                let mut seen = Seen {
+                    delays: Vec::new(),
+                    settled: Vec::new(),
+                    moves: 0,
+                };
                 let mut req = tonic::Request::new(pb::WatchGameRequest {
                     game_id: game_id.clone(),
                     since_seq: 0,
@@ -47,25 +64,32 @@ pub(crate) fn watchers(
                     req.metadata_mut().insert("x-weiqi-game", v);
                 }
                 let Ok(mut stream) = watch_heads(chan, req).await else {
-                    return (hist, events);
+                    return seen;
                 };
-                let opened = now_ms();
+                let since = now_ms();
+                if opened.fetch_add(1, Ordering::SeqCst) + 1 == audience {
+                    all_open_ms.store(since, Ordering::SeqCst);
+                }
                 while !stop.load(Ordering::Relaxed) {
                     match tokio::time::timeout(Duration::from_millis(200), stream.message()).await {
                         Err(_) => continue,
                         Ok(Ok(Some(m))) => {
                             let Some(e) = m.event else { continue };
                             // Moves made after the stream opened (the replay is not a delay).
-                            if e.kind == "move_played" && e.time_ms as u64 >= opened {
-                                let late_ms = now_ms().saturating_sub(e.time_ms as u64);
-                                hist.push(late_ms.max(1) * 1000);
-                                events += 1;
+                            if e.kind == "move_played" && e.time_ms as u64 >= since {
+                                let late_us = now_ms().saturating_sub(e.time_ms as u64).max(1) * 1000;
+                                seen.delays.push(late_us);
+                                let all_open = all_open_ms.load(Ordering::SeqCst);
+                                if all_open > 0 && e.time_ms as u64 >= all_open {
+                                    seen.settled.push(late_us);
+                                }
+                                seen.moves += 1;
                             }
                         }
                         Ok(_) => break,
                     }
                 }
-                (hist, events)
+                seen
             })
         })
         .collect()

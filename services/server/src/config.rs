@@ -22,6 +22,11 @@ pub struct ServerConfig {
     /// The web app (and gRPC-Web on the same origin) address; empty to disable. A port
     /// that cannot be bound disables it with a warning (the game service still starts).
     pub web_listen: String,
+    /// The spectators' gRPC address (the same services as `listen`), served by a thread of
+    /// the lowest priority that also tells every watched game's watchers of its moves
+    /// (`crate::delivery`): a large audience takes the core's idle time and never delays a
+    /// player. Empty (the default): none, and watchers are served with the players.
+    pub spectators_listen: String,
     /// A built `web/dist` folder to serve the app from, read once at start (for working
     /// on the app without rebuilding the server); empty (the default): the bundle compiled
     /// into the binary.
@@ -91,6 +96,7 @@ impl ServerConfig {
             .set_default("database_pool", weiqi_store::PgStore::DEFAULT_POOL)?
             .set_default("metrics_listen", "127.0.0.1:9464")?
             .set_default("web_listen", "127.0.0.1:8080")?
+            .set_default("spectators_listen", "")?
             .set_default("web_dir", "")?
             .set_default("log_format", "json")?
             .set_default("log_level", "info")?

@@ -6,6 +6,9 @@
 //!   each; domain types only;
 //! - `service` — the tonic `GameService`: requests in, the hub's answers out;
 //! - `shared_watch` — WatchGame's items encoded once for all of a game's watchers;
+//! - `delivery` — the spectators' runtime, at the lowest priority, so that an audience
+//!   never delays a move;
+//! - `listeners` — the gRPC, spectators', metrics and web sockets;
 //! - `calls` — each player's request as the domain command it carries;
 //! - `convert` — domain types to and from protobuf, the hub's errors as gRPC statuses;
 //! - `limits`, `transport`, `rpc_metrics` — what protects and measures the edge;
@@ -19,10 +22,12 @@ pub mod calls;
 pub mod config;
 pub mod convert;
 pub mod cors;
+pub mod delivery;
 pub mod estimates;
 pub mod fuzzing;
 pub mod hub;
 pub mod limits;
+pub mod listeners;
 pub mod metrics;
 pub mod players;
 pub mod requests;
@@ -79,8 +84,12 @@ pub struct Running {
     pub metrics_addr: Option<SocketAddr>,
     /// Where the web app is served, when it is.
     pub web_addr: Option<SocketAddr>,
+    /// The spectators' listener, when there is one (`spectators_listen`).
+    pub spectators_addr: Option<SocketAddr>,
     stop: watch::Sender<bool>,
     done: tokio::task::JoinHandle<anyhow::Result<()>>,
+    /// The spectators' runtime, shut down with the server (dropped with this).
+    _delivery: Option<delivery::Delivery>,
 }
 
 impl Running {
@@ -209,6 +218,11 @@ async fn serve<S: EventStore>(
     );
     let (stop, stop_rx) = watch::channel(false);
     let metrics = Metrics::new();
+    let delivery = if cfg.spectators_listen.is_empty() {
+        None
+    } else {
+        Some(delivery::Delivery::start().context("starting the spectators' runtime")?)
+    };
     let shared = cluster.is_some();
     // Ratings and players' feeds follow the games' lives (the hub's listener).
     let feed_wake = Arc::new(tokio::sync::Notify::new());
@@ -222,6 +236,9 @@ async fn serve<S: EventStore>(
         .with_abandon_after(cfg.abandon_after_ms);
     if let Some(cluster) = cluster {
         hub = hub.with_cluster(cluster);
+    }
+    if let Some(d) = &delivery {
+        hub = hub.with_delivery(d.handle());
     }
     let hub = Arc::new(hub);
     let host: Arc<dyn hub::GameHost> = hub.clone();
@@ -270,11 +287,17 @@ async fn serve<S: EventStore>(
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
     let addr = listener.local_addr()?;
+    let spectators_listener = match &delivery {
+        Some(_) => Some(listeners::bind_spectators(&cfg.spectators_listen)?),
+        None => None,
+    };
+    let spectators_addr = spectators_listener.as_ref().map(|l| l.local_addr()).transpose()?;
     let metrics_app = {
         let m = metrics.clone();
         axum::Router::new().route("/metrics", axum::routing::get(move || async move { m.render() }))
     };
-    let metrics_addr = side_listener(&cfg.metrics_listen, "metrics endpoint", stop_rx.clone(), metrics_app).await?;
+    let metrics_addr =
+        listeners::side_listener(&cfg.metrics_listen, "metrics endpoint", stop_rx.clone(), metrics_app).await?;
 
     let (health, health_svc) = tonic_health::server::health_reporter();
     health.set_serving::<GameServiceServer<GameSvc<S>>>().await;
@@ -318,6 +341,8 @@ async fn serve<S: EventStore>(
         });
     // The services, once: served on the gRPC listener (with reflection) and, over gRPC-Web,
     // beside the web app.
+    // Spectators get WatchGame and health alone (listeners::Grpc::serve_spectators).
+    let spectator_routes = tonic::service::Routes::new(svc.watch_only()).add_service(health_svc.clone());
     let routes = tonic::service::Routes::new(svc)
         .add_service(player_svc)
         .add_service(tournament_svc)
@@ -336,7 +361,7 @@ async fn serve<S: EventStore>(
     } else {
         web::Bundle::from_dir(std::path::Path::new(&cfg.web_dir))?
     };
-    let web_addr = side_listener(
+    let web_addr = listeners::side_listener(
         &cfg.web_listen,
         "web app",
         stop_rx.clone(),
@@ -355,30 +380,21 @@ async fn serve<S: EventStore>(
         }
         info!("shutting down: health NOT_SERVING, closing streams");
     };
-    let ms = std::time::Duration::from_millis;
-    let server = tonic::transport::Server::builder()
-        .max_concurrent_streams(Some(limits.max_streams_per_connection))
-        .http2_max_pending_accept_reset_streams(Some(limits.max_pending_reset_streams))
-        .http2_keepalive_interval(Some(ms(limits.keepalive_interval_ms)))
-        .http2_keepalive_timeout(Some(ms(limits.keepalive_timeout_ms)))
-        .http2_max_header_list_size(Some(limits.max_header_bytes))
-        .timeout(ms(limits.request_timeout_ms))
-        .accept_http1(true)
-        // Outermost, so a browser's preflight is answered before gRPC-Web translation.
-        .layer(cors::BrowserCorsLayer::new(&cfg.cors_allowed_origins)?)
-        .layer(rpc_metrics)
-        .layer(tonic_web::GrpcWebLayer::new())
-        .add_routes(routes.add_service(reflection).add_service(reflection_v1alpha))
-        // Our own listener (bound above, to learn the port) loses the builder's TCP_NODELAY:
-        // set it here. With Nagle's algorithm on, answers waited for the client's ACKs.
-        .serve_with_incoming_shutdown(
-            transport::limited(
-                tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
-                limits.max_connections,
-                metrics.connections_refused.clone(),
-            ),
-            shutdown,
-        );
+    let grpc = listeners::Grpc {
+        routes: routes.add_service(reflection).add_service(reflection_v1alpha),
+        limits: limits.clone(),
+        cors_allowed_origins: cfg.cors_allowed_origins.clone(),
+        rpc_metrics,
+        refused: metrics.connections_refused.clone(),
+    };
+    let server = grpc.serve(listener, shutdown)?;
+    if let (Some(d), Some(l)) = (&delivery, spectators_listener) {
+        let spectators = listeners::Grpc {
+            routes: spectator_routes,
+            ..grpc.clone()
+        };
+        spectators.serve_spectators(l, &d.handle(), stop_rx.clone())?;
+    }
     // Once stopped, calls in flight get `grace` to finish; then the server goes anyway: a
     // client may hold open a stream that nothing on our side ends (a health watch, as load
     // balancers keep), and the drain would otherwise wait for it forever.
@@ -399,45 +415,16 @@ async fn serve<S: EventStore>(
             }
         }
     });
-    info!(%addr, metrics = ?metrics_addr, web = ?web_addr, "weiqi server listening");
+    info!(%addr, metrics = ?metrics_addr, web = ?web_addr, spectators = ?spectators_addr, "weiqi server listening");
     Ok(Running {
         addr,
         metrics_addr,
         web_addr,
+        spectators_addr,
         stop,
         done,
+        _delivery: delivery,
     })
-}
-
-/// An HTTP listener beside the gRPC one (metrics, the web app), stopped with the server.
-/// Empty `listen` disables it; an address that cannot be bound disables it with a warning,
-/// so that a busy port never keeps the game service from starting.
-async fn side_listener(
-    listen: &str,
-    what: &str,
-    mut stop: watch::Receiver<bool>,
-    app: axum::Router,
-) -> anyhow::Result<Option<SocketAddr>> {
-    if listen.is_empty() {
-        return Ok(None);
-    }
-    let l = match TcpListener::bind(listen).await {
-        Ok(l) => l,
-        Err(e) => {
-            warn!(error = %e, addr = %listen, "{what} disabled");
-            return Ok(None);
-        }
-    };
-    let addr = l.local_addr()?;
-    let app = app.into_make_service_with_connect_info::<SocketAddr>();
-    tokio::spawn(async move {
-        let _ = axum::serve(l, app)
-            .with_graceful_shutdown(async move {
-                let _ = stop.changed().await;
-            })
-            .await;
-    });
-    Ok(Some(addr))
 }
 
 /// The header clients send with a game's id on every call about that game, so that a proxy
@@ -454,6 +441,9 @@ pub async fn run(cfg: ServerConfig) -> anyhow::Result<()> {
     }
     if let Some(w) = running.web_addr {
         println!("web app on http://{w}/");
+    }
+    if let Some(s) = running.spectators_addr {
+        println!("spectators on {s}");
     }
     let stop = running.stopper();
     tokio::spawn(async move {

@@ -39,6 +39,8 @@ pub struct SharedWatch<S> {
     svc: Arc<GameSvc<S>>,
     /// The largest request accepted (the generated service's own limit).
     max_decoding_bytes: usize,
+    /// WatchGame only, every other method UNIMPLEMENTED (the spectators' listener).
+    watch_only: bool,
 }
 
 impl<S> Clone for SharedWatch<S> {
@@ -47,6 +49,7 @@ impl<S> Clone for SharedWatch<S> {
             generated: self.generated.clone(),
             svc: self.svc.clone(),
             max_decoding_bytes: self.max_decoding_bytes,
+            watch_only: self.watch_only,
         }
     }
 }
@@ -58,6 +61,17 @@ impl<S: EventStore> SharedWatch<S> {
             generated: GameServiceServer::from_arc(svc.clone()).max_decoding_message_size(max_decoding_bytes),
             svc,
             max_decoding_bytes,
+            watch_only: false,
+        }
+    }
+
+    /// The same service answering WatchGame only, for the spectators' listener: what runs
+    /// there runs at nice 19 (`crate::delivery`), and a move, a timer or a database
+    /// connection started by a call there would be slowed with the spectators.
+    pub fn watch_only(&self) -> SharedWatch<S> {
+        SharedWatch {
+            watch_only: true,
+            ..self.clone()
         }
     }
 }
@@ -83,6 +97,12 @@ where
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
         if req.uri().path() != WATCH_GAME {
+            if self.watch_only {
+                let status = Status::unimplemented(
+                    "this is the spectators' listener: it serves WatchGame only; call the server's main address",
+                );
+                return Box::pin(async move { Ok(status.into_http()) });
+            }
             return self.generated.call(req);
         }
         let (svc, max) = (self.svc.clone(), self.max_decoding_bytes);

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, Waker};
 
+use tokio::runtime::Handle;
 use tokio::sync::{Notify, broadcast};
 
 use super::entry::Broadcast;
@@ -38,35 +39,55 @@ pub const TURN: usize = 256;
 #[derive(Clone, Default)]
 pub(super) struct Audience(Arc<OnceLock<Channel>>);
 
-/// The channel and its bell. Dropped with the game's entry: the bell closes, the herald
-/// wakes everyone still waiting and ends, and the watchers' streams end.
+/// The channel and its bells. Dropped with the game's entry: the bells close, the heralds
+/// wake everyone still waiting and end, and the watchers' streams end.
 struct Channel {
     tx: broadcast::Sender<Broadcast>,
-    bell: Arc<Bell>,
+    /// [`HERE`]: the bell whose herald runs where its first watcher subscribed (the
+    /// players' runtime); [`SPECTATORS`]: the one whose herald runs on the spectators'
+    /// runtime, for watchers without a seat when the server has one. Each made by its
+    /// first watcher; every item rings both.
+    bells: [OnceLock<Arc<Bell>>; 2],
+}
+
+const HERE: usize = 0;
+const SPECTATORS: usize = 1;
+
+impl Channel {
+    fn bells(&self) -> impl Iterator<Item = &Arc<Bell>> {
+        self.bells.iter().filter_map(OnceLock::get)
+    }
 }
 
 impl Drop for Channel {
     fn drop(&mut self) {
-        self.bell.close();
+        self.bells().for_each(|b| b.close());
     }
 }
 
 impl Audience {
-    /// A new watcher in `group` (watchers of one group are woken in the same turn). The
-    /// first one starts the game's herald, so this is called on the runtime.
-    pub fn subscribe(&self, group: u64) -> Subscription {
-        let channel = self.0.get_or_init(|| {
+    /// A new watcher in `group` (watchers of one group are woken in the same turn), told
+    /// of items by the herald on `delivery` (the spectators' runtime, `crate::delivery`),
+    /// or, with none, by the herald on the runtime this is called on. The first watcher of
+    /// each starts its herald.
+    pub fn subscribe(&self, group: u64, delivery: Option<&Handle>) -> Subscription {
+        let channel = self.0.get_or_init(|| Channel {
+            tx: broadcast::channel(CHANNEL_SLOTS).0,
+            bells: Default::default(),
+        });
+        let which = if delivery.is_some() { SPECTATORS } else { HERE };
+        let bell = channel.bells[which].get_or_init(|| {
             let bell = Arc::new(Bell::default());
-            tokio::spawn(herald(bell.clone()));
-            Channel {
-                tx: broadcast::channel(CHANNEL_SLOTS).0,
-                bell,
+            match delivery {
+                Some(rt) => drop(rt.spawn(herald(bell.clone()))),
+                None => drop(tokio::spawn(herald(bell.clone()))),
             }
+            bell
         });
         Subscription {
             rx: channel.tx.subscribe(),
-            bell: channel.bell.clone(),
-            id: channel.bell.next_id.fetch_add(1, Ordering::Relaxed),
+            bell: bell.clone(),
+            id: bell.next_id.fetch_add(1, Ordering::Relaxed),
             group,
             closing: false,
         }
@@ -77,11 +98,11 @@ impl Audience {
         self.0.get().map_or(0, |c| c.tx.receiver_count())
     }
 
-    /// Publishes an item: into the channel, then the bell. Wakes nobody itself.
+    /// Publishes an item: into the channel, then the bells. Wakes nobody itself.
     pub fn publish(&self, b: Broadcast) {
         if let Some(c) = self.0.get() {
             let _ = c.tx.send(b);
-            c.bell.ring();
+            c.bells().for_each(|b| b.ring());
         }
     }
 }
@@ -302,7 +323,10 @@ mod tests {
 
     /// How many watchers wait for the herald now.
     fn waiting(audience: &Audience) -> usize {
-        audience.0.get().map_or(0, |c| c.bell.lock().wakers.len())
+        audience
+            .0
+            .get()
+            .map_or(0, |c| c.bells().map(|b| b.lock().wakers.len()).sum())
     }
 
     /// Lets every spawned watcher reach its wait.
@@ -370,7 +394,9 @@ mod tests {
     async fn publishing_is_off_the_watchers_path_and_every_watcher_reads_every_item() {
         let audience = Audience::default();
         let watchers = 3 * TURN + 17;
-        let mut subs: Vec<Subscription> = (0..watchers).map(|i| audience.subscribe((i % 50) as u64)).collect();
+        let mut subs: Vec<Subscription> = (0..watchers)
+            .map(|i| audience.subscribe((i % 50) as u64, None))
+            .collect();
         assert_eq!(audience.count(), watchers);
         let read = Arc::new(AtomicUsize::new(0));
         let mut tasks = Vec::new();
@@ -408,6 +434,50 @@ mod tests {
         }
     }
 
+    /// Players and spectators have a herald each: with another runtime as the spectators',
+    /// watchers subscribed for it are woken by a herald there, the others by one here, and
+    /// every watcher of either reads every item once and in order; dropping the audience
+    /// ends both.
+    #[tokio::test(flavor = "current_thread")]
+    async fn players_and_spectators_are_told_by_heralds_of_their_own() {
+        let spectators = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("spectators-test")
+            .enable_all()
+            .build()
+            .unwrap();
+        let audience = Audience::default();
+        let read = |mut sub: Subscription| async move {
+            let mut seqs = Vec::new();
+            loop {
+                match sub.recv().await {
+                    Ok(b) => seqs.push(b.seq()),
+                    Err(Gap::Closed) => return seqs,
+                    Err(Gap::Lagged(n)) => panic!("lagged by {n}"),
+                }
+            }
+        };
+        let mut tasks = Vec::new();
+        for i in 0..40u64 {
+            let sub = audience.subscribe(i, None);
+            tasks.push(tokio::spawn(read(sub)));
+            let sub = audience.subscribe(i, Some(spectators.handle()));
+            tasks.push(spectators.spawn(read(sub)));
+        }
+        assert_eq!(audience.count(), 80);
+        let bells = |a: &Audience| a.0.get().unwrap().bells().count();
+        assert_eq!(bells(&audience), 2);
+        all_waiting(&audience, 80).await;
+        for seq in 1..=10 {
+            audience.publish(item(seq));
+        }
+        drop(audience);
+        for t in tasks {
+            assert_eq!(t.await.unwrap(), (1..=10).collect::<Vec<_>>());
+        }
+        spectators.shutdown_background();
+    }
+
     /// Between two turns the runtime runs other tasks: a task woken while the herald is
     /// at work runs before the herald's last turn.
     #[tokio::test(flavor = "current_thread")]
@@ -417,7 +487,7 @@ mod tests {
         let done = Arc::new(AtomicUsize::new(0));
         let mut tasks = Vec::new();
         for i in 0..watchers {
-            let mut sub = audience.subscribe(i as u64);
+            let mut sub = audience.subscribe(i as u64, None);
             let done = done.clone();
             tasks.push(tokio::spawn(async move {
                 let _ = sub.recv().await;
@@ -450,7 +520,7 @@ mod tests {
         for _round in 0..5 {
             let tasks: Vec<_> = (0..200)
                 .map(|i| {
-                    let mut sub = audience.subscribe(i);
+                    let mut sub = audience.subscribe(i, None);
                     tokio::spawn(async move {
                         let _ = sub.recv().await;
                     })
@@ -471,7 +541,7 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn a_slow_watcher_lags_instead_of_buffering() {
         let audience = Audience::default();
-        let mut slow = audience.subscribe(1);
+        let mut slow = audience.subscribe(1, None);
         for seq in 1..=(CHANNEL_SLOTS as u64 + 5) {
             audience.publish(item(seq));
         }

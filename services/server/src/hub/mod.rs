@@ -83,6 +83,16 @@ pub struct Hub<S> {
     /// Whether this server can serve: its store took the last heartbeat within
     /// [`READY_WITHIN`] (see [`Hub::heartbeat_loop`]). The health service's readiness.
     ready: signal::Sender<bool>,
+    /// The spectators' runtime, where the heralds of spectators (watchers without a seat)
+    /// run, and the players' runtime, where their streams' work under a game's lock is
+    /// done (see [`Hub::with_delivery`]); none: everything on the caller's runtime.
+    delivery: Option<Runtimes>,
+}
+
+/// The two runtimes of a server with a spectators' listener.
+struct Runtimes {
+    spectators: tokio::runtime::Handle,
+    players: tokio::runtime::Handle,
 }
 
 /// How long a heartbeat may take before the server counts itself unready.
@@ -109,6 +119,7 @@ impl<S: EventStore> Hub<S> {
             abandon_after_ms: ABANDON_AFTER_MS,
             park_list: std::sync::Mutex::new(Vec::new()),
             ready: signal::Sender::new(true),
+            delivery: None,
         }
     }
 
@@ -129,6 +140,47 @@ impl<S: EventStore> Hub<S> {
     pub fn with_abandon_after(mut self, ms: Ms) -> Hub<S> {
         self.abandon_after_ms = ms;
         self
+    }
+
+    /// A hub whose spectators (watchers without a seat) are told of each item from
+    /// `delivery`, the spectators' runtime of the lowest priority (`crate::delivery`),
+    /// rather than from the runtime that plays the moves, which is the one this is called
+    /// on. Whatever a watcher does under its game's lock (subscribing, a catch-up from the
+    /// log, a sealed move's redaction) runs on the players' runtime: a thread at nice 19
+    /// must not hold a lock a move waits for, nor start a game's timer or open a database
+    /// connection that would then be its own.
+    pub fn with_delivery(mut self, delivery: tokio::runtime::Handle) -> Hub<S> {
+        self.delivery = Some(Runtimes {
+            spectators: delivery,
+            players: tokio::runtime::Handle::current(),
+        });
+        self
+    }
+
+    /// Runs `work` on the players' runtime (see [`Hub::with_delivery`]), or here when the
+    /// server has no spectators' runtime.
+    pub(super) async fn on_players_runtime<T: Send + 'static>(
+        &self,
+        work: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Result<T, HubError> {
+        let Some(rt) = &self.delivery else {
+            return Ok(work.await);
+        };
+        match rt.players.spawn(work).await {
+            Ok(t) => Ok(t),
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // The players' runtime is shutting down: so is the server.
+            Err(_) => Err(HubError::Store(weiqi_store::StoreError::Closed)),
+        }
+    }
+
+    /// The players' runtime (see [`Hub::with_delivery`]), or the caller's when there is no
+    /// other; none outside a runtime.
+    pub(super) fn players_runtime(&self) -> Option<tokio::runtime::Handle> {
+        match &self.delivery {
+            Some(rt) => Some(rt.players.clone()),
+            None => tokio::runtime::Handle::try_current().ok(),
+        }
     }
 
     /// A hub that tells `listener` of its games' lives (see [`GameListener`]).

@@ -39,11 +39,40 @@ impl<S: EventStore> Hub<S> {
         since: u64,
         group: u64,
     ) -> Result<WatchStream, HubError> {
-        let (rx, backlog, viewer, seat) = {
+        let (hub, id, token) = (self.clone(), game_id.to_string(), token.map(str::to_string));
+        let (rx, backlog, viewer, seat) = self
+            .on_players_runtime(async move { hub.subscribe(&id, token.as_deref(), group).await })
+            .await??;
+        self.metrics.open_streams.inc();
+        let feed = Feed {
+            hub: self.clone(),
+            game_id: game_id.to_string(),
+            seat,
+            viewer,
+            rx,
+            shutdown: self.shutdown.clone(),
+            replay: Some(Replay::new(backlog, since)),
+            last: since,
+            ended: false,
+        };
+        Ok(Box::pin(futures::stream::unfold(feed, Feed::next)))
+    }
+
+    /// A watcher's subscription, under the game's lock: its channel (told by the
+    /// spectators' herald when it has no seat and the server has a spectators' runtime),
+    /// the log so far, whom it watches as, and its seat with the game's presence.
+    async fn subscribe(
+        self: &Arc<Self>,
+        game_id: &str,
+        token: Option<&str>,
+        group: u64,
+    ) -> Result<Subscribed, HubError> {
+        {
             let mut e = self.lock(game_id).await?;
             let seat = e.seat_of_token(token);
             let viewer: Actor = seat.map_or(Actor::Server, Into::into);
-            let rx = e.watchers.subscribe(group);
+            let spectators = self.delivery.as_ref().filter(|_| seat.is_none());
+            let rx = e.watchers.subscribe(group, spectators.map(|rt| &rt.spectators));
             let backlog = self.watched_log(game_id, &mut e).await?;
             // A seat's own stream: its player is here for as long as it stays open.
             let seat = seat.map(|s| {
@@ -60,23 +89,13 @@ impl<S: EventStore> Hub<S> {
                     self.watch_for_lapse(game_id, &e.presence, s);
                 }
             }
-            (rx, backlog, viewer, seat)
-        };
-        self.metrics.open_streams.inc();
-        let feed = Feed {
-            hub: self.clone(),
-            game_id: game_id.to_string(),
-            seat,
-            viewer,
-            rx,
-            shutdown: self.shutdown.clone(),
-            replay: Some(Replay::new(backlog, since)),
-            last: since,
-            ended: false,
-        };
-        Ok(Box::pin(futures::stream::unfold(feed, Feed::next)))
+            Ok((rx, backlog, viewer, seat))
+        }
     }
 }
+
+/// What [`Hub::subscribe`] gives a new watcher.
+type Subscribed = (Subscription, Vec<Event>, Actor, Option<(Seat, Presence)>);
 
 impl<S: EventStore> Hub<S> {
     /// The game's acknowledged log, for its watchers: kept in memory while the game is
@@ -131,7 +150,7 @@ impl<S: EventStore> Hub<S> {
         if !presence.begin_watch(seat) {
             return;
         }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        let Some(runtime) = self.players_runtime() else {
             presence.end_watch(seat);
             return;
         };
@@ -205,10 +224,15 @@ impl<S: EventStore> Feed<S> {
                     let shown = match &b.event {
                         // Only a sealed move needs the viewer's colour.
                         Some(e) if matches!(e.kind, EventKind::MoveSealed { .. }) => {
-                            let Ok(mut entry) = self.hub.lock(&self.game_id).await else {
+                            let (hub, id, e, viewer) = (self.hub.clone(), self.game_id.clone(), e.clone(), self.viewer);
+                            let redacted = self.hub.on_players_runtime(async move {
+                                let mut entry = hub.lock(&id).await?;
+                                Ok::<_, HubError>(redact_for_actor(&e, entry.game.get(), viewer))
+                            });
+                            let Ok(Ok(shown)) = redacted.await else {
                                 return None;
                             };
-                            Published::new(redact_for_actor(e, entry.game.get(), self.viewer), b.view.clone())
+                            Published::new(shown, b.view.clone())
                         }
                         _ => b,
                     };
@@ -219,13 +243,14 @@ impl<S: EventStore> Feed<S> {
                     // Fell behind the channel: catch up from the log, each event with the
                     // game folded up to it (not the game now).
                     self.hub.metrics.watch_catch_ups.inc();
-                    let Ok(mut entry) = self.hub.lock(&self.game_id).await else {
+                    let (hub, id) = (self.hub.clone(), self.game_id.clone());
+                    let log = self.hub.on_players_runtime(async move {
+                        let mut entry = hub.lock(&id).await?;
+                        hub.watched_log(&id, &mut entry).await
+                    });
+                    let Ok(Ok(log)) = log.await else {
                         return None;
                     };
-                    let Ok(log) = self.hub.watched_log(&self.game_id, &mut entry).await else {
-                        return None;
-                    };
-                    drop(entry);
                     self.replay = Some(Replay::new(log, self.last));
                 }
                 Err(Gap::Closed) => return None,

@@ -1,0 +1,93 @@
+//! The spectators' runtime: a thread of the lowest priority that delivers watched games'
+//! items, so that a large audience never delays a player's move.
+//!
+//! On one core, ten thousand watchers of one game cost 55-70 ms of CPU a move (5.5-7 µs a
+//! delivered item: the wake-ups and HTTP/2's per-stream work), and on the runtime that also
+//! decides moves, every other game's move queued behind that work (p99 57-206 ms against
+//! 11-13 ms unwatched; docs/performance.md). A tokio runtime has no priorities, the kernel
+//! does: the spectators' listener (`spectators_listen`, WatchGame and health only) is
+//! served by a runtime of its own whose one worker runs at nice 19, and the spectators'
+//! heralds run there too ([`crate::hub::Hub::with_delivery`]; a seat's own stream keeps
+//! its herald on the players' runtime). A move's path pushes into the game's channel and
+//! rings the bells; whatever the players' runtime has to do preempts the delivery, which
+//! takes the core's idle time (nice 19 has a weight of 15 against 1024, so it is slowed,
+//! never starved, when the players keep the core busy; a watcher left too far behind
+//! catches up from the log). Work under a game's lock is sent to the players' runtime, so
+//! that the low thread never holds a lock a move waits for.
+//!
+//! Under a CPU quota (a container's CFS limit) the quota is the process's: there the
+//! spectators' thread spends the players' quota on another core, and when it runs out
+//! the whole process waits for the next period. Size such a quota for the audience.
+
+use std::io;
+
+use tokio::runtime::{Handle, Runtime};
+
+/// The priority of the spectators' thread: the lowest a process may give itself.
+pub const NICE: i32 = 19;
+
+/// The spectators' runtime, shut down (without waiting for its tasks) when dropped.
+pub struct Delivery {
+    runtime: Option<Runtime>,
+}
+
+impl Delivery {
+    /// Starts the runtime: one worker thread, `weiqi-spectators`, at [`NICE`].
+    pub fn start() -> io::Result<Delivery> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("weiqi-spectators")
+            .on_thread_start(lower_priority)
+            .enable_all()
+            .build()?;
+        Ok(Delivery { runtime: Some(runtime) })
+    }
+
+    pub fn handle(&self) -> Handle {
+        self.runtime.as_ref().expect("running until dropped").handle().clone()
+    }
+}
+
+impl Drop for Delivery {
+    fn drop(&mut self) {
+        // (A runtime dropped inside another's task must not block on its own.)
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// Lowers the calling thread (not the process: on Linux a priority belongs to a thread).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        let me = rustix::thread::gettid();
+        if let Err(e) = rustix::process::setpriority_process(Some(me), NICE) {
+            tracing::warn!(error = %e, "the spectators' thread keeps the server's priority");
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// The runtime's tasks run on a thread at nice 19, and the caller keeps its priority.
+    #[test]
+    fn the_spectators_thread_runs_at_the_lowest_priority() {
+        let me = rustix::thread::gettid();
+        let before = rustix::process::getpriority_process(Some(me)).unwrap();
+        let delivery = Delivery::start().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        delivery.handle().spawn(async move {
+            let me = rustix::thread::gettid();
+            let name = std::thread::current().name().map(str::to_string);
+            tx.send((rustix::process::getpriority_process(Some(me)).unwrap(), name))
+                .unwrap();
+        });
+        let (nice, name) = rx.recv().unwrap();
+        assert_eq!(nice, NICE);
+        assert_eq!(name.as_deref(), Some("weiqi-spectators"));
+        assert_eq!(rustix::process::getpriority_process(Some(me)).unwrap(), before);
+    }
+}
