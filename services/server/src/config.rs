@@ -22,8 +22,8 @@ pub struct ServerConfig {
     /// The web app (and gRPC-Web on the same origin) address; empty to disable. A port
     /// that cannot be bound disables it with a warning (the game service still starts).
     pub web_listen: String,
-    /// The spectators' gRPC address (the same services as `listen`), served by a thread of
-    /// the lowest priority that also tells every watched game's watchers of its moves
+    /// The spectators' gRPC address (WatchGame and health only), served by a thread of the
+    /// lowest priority that also tells every watched game's spectators of its moves
     /// (`crate::delivery`): a large audience takes the core's idle time and never delays a
     /// player. Empty (the default): none, and watchers are served with the players.
     pub spectators_listen: String,

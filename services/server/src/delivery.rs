@@ -13,7 +13,7 @@
 //! takes the core's idle time (nice 19 has a weight of 15 against 1024, so it is slowed,
 //! never starved, when the players keep the core busy; a watcher left too far behind
 //! catches up from the log). Work under a game's lock is sent to the players' runtime, so
-//! that the low thread never holds a lock a move waits for.
+//! that the low thread never holds a game's lock a move waits for.
 //!
 //! Under a CPU quota (a container's CFS limit) the quota is the process's: there the
 //! spectators' thread spends the players' quota on another core, and when it runs out

@@ -291,7 +291,7 @@ async fn serve<S: EventStore>(
         Some(_) => Some(listeners::bind_spectators(&cfg.spectators_listen)?),
         None => None,
     };
-    let spectators_addr = spectators_listener.as_ref().map(|l| l.local_addr()).transpose()?;
+    let spectators_addr = spectators_listener.as_ref().map(|(_, addr)| *addr);
     let metrics_app = {
         let m = metrics.clone();
         axum::Router::new().route("/metrics", axum::routing::get(move || async move { m.render() }))
@@ -388,7 +388,7 @@ async fn serve<S: EventStore>(
         refused: metrics.connections_refused.clone(),
     };
     let server = grpc.serve(listener, shutdown)?;
-    if let (Some(d), Some(l)) = (&delivery, spectators_listener) {
+    if let (Some(d), Some((l, _))) = (&delivery, spectators_listener) {
         let spectators = listeners::Grpc {
             routes: spectator_routes,
             ..grpc.clone()

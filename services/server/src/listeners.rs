@@ -66,13 +66,14 @@ impl Grpc {
     /// and the streams on them, are that runtime's: their work waits for the players'.
     pub fn serve_spectators(
         &self,
-        std_listener: std::net::TcpListener,
+        socket: tokio::net::TcpSocket,
         delivery: &tokio::runtime::Handle,
         mut stop: watch::Receiver<bool>,
     ) -> anyhow::Result<()> {
-        // Registered with the spectators' runtime, whose thread then waits on its socket.
+        // Registered with the spectators' runtime, whose thread then waits on its socket
+        // (tokio's own backlog, for a crowd that connects at once).
         let _entered = delivery.enter();
-        let listener = TcpListener::from_std(std_listener)?;
+        let listener = socket.listen(SPECTATORS_BACKLOG)?;
         let serving = self.serve(listener, async move {
             let _ = stop.wait_for(|s| *s).await;
         })?;
@@ -85,12 +86,30 @@ impl Grpc {
     }
 }
 
-/// Binds the spectators' listener (`spectators_listen`): with the players' one, before
-/// anything is served, so that an address in use stops the start-up at once.
-pub fn bind_spectators(listen: &str) -> anyhow::Result<std::net::TcpListener> {
-    let l = std::net::TcpListener::bind(listen).with_context(|| format!("binding {listen} (spectators_listen)"))?;
-    l.set_nonblocking(true)?;
-    Ok(l)
+/// The spectators' listener's queue of connections not yet accepted (as tokio's `bind`).
+const SPECTATORS_BACKLOG: u32 = 1024;
+
+/// Binds the spectators' listener (`spectators_listen`) and its address: with the players'
+/// one, before anything is served, so that an address in use stops the start-up at once.
+/// (It listens once served, on the spectators' runtime.)
+pub fn bind_spectators(listen: &str) -> anyhow::Result<(tokio::net::TcpSocket, SocketAddr)> {
+    use std::net::ToSocketAddrs;
+    let what = || format!("binding {listen} (spectators_listen)");
+    let addr = listen
+        .to_socket_addrs()
+        .with_context(what)?
+        .next()
+        .with_context(|| format!("{listen} (spectators_listen) names no address"))?;
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()
+    } else {
+        tokio::net::TcpSocket::new_v6()
+    }?;
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr).with_context(what)?;
+    let bound = socket.local_addr()?;
+    Ok((socket, bound))
 }
 
 /// An HTTP listener beside the gRPC one (metrics, the web app), stopped with the server.

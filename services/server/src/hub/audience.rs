@@ -98,6 +98,14 @@ impl Audience {
         self.0.get().map_or(0, |c| c.tx.receiver_count())
     }
 
+    /// How many watchers wait for a herald now.
+    #[cfg(test)]
+    pub(super) fn waiting(&self) -> usize {
+        self.0
+            .get()
+            .map_or(0, |c| c.bells().map(|b| b.lock().wakers.len()).sum())
+    }
+
     /// Publishes an item: into the channel, then the bells. Wakes nobody itself.
     pub fn publish(&self, b: Broadcast) {
         if let Some(c) = self.0.get() {
@@ -321,17 +329,9 @@ mod tests {
         Published::new(event, GameView::of("g", &Game::new(), seq))
     }
 
-    /// How many watchers wait for the herald now.
-    fn waiting(audience: &Audience) -> usize {
-        audience
-            .0
-            .get()
-            .map_or(0, |c| c.bells().map(|b| b.lock().wakers.len()).sum())
-    }
-
     /// Lets every spawned watcher reach its wait.
     async fn all_waiting(audience: &Audience, watchers: usize) {
-        while waiting(audience) < watchers {
+        while audience.waiting() < watchers {
             tokio::task::yield_now().await;
         }
     }
@@ -440,12 +440,8 @@ mod tests {
     /// ends both.
     #[tokio::test(flavor = "current_thread")]
     async fn players_and_spectators_are_told_by_heralds_of_their_own() {
-        let spectators = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("spectators-test")
-            .enable_all()
-            .build()
-            .unwrap();
+        // (Shut down when dropped, even inside this test's runtime on a failed assert.)
+        let spectators = crate::delivery::Delivery::start().unwrap();
         let audience = Audience::default();
         let read = |mut sub: Subscription| async move {
             let mut seqs = Vec::new();
@@ -461,8 +457,8 @@ mod tests {
         for i in 0..40u64 {
             let sub = audience.subscribe(i, None);
             tasks.push(tokio::spawn(read(sub)));
-            let sub = audience.subscribe(i, Some(spectators.handle()));
-            tasks.push(spectators.spawn(read(sub)));
+            let sub = audience.subscribe(i, Some(&spectators.handle()));
+            tasks.push(spectators.handle().spawn(read(sub)));
         }
         assert_eq!(audience.count(), 80);
         let bells = |a: &Audience| a.0.get().unwrap().bells().count();
@@ -473,9 +469,12 @@ mod tests {
         }
         drop(audience);
         for t in tasks {
-            assert_eq!(t.await.unwrap(), (1..=10).collect::<Vec<_>>());
+            let seqs = tokio::time::timeout(std::time::Duration::from_secs(10), t).await;
+            assert_eq!(
+                seqs.expect("a watcher was never told").unwrap(),
+                (1..=10).collect::<Vec<_>>()
+            );
         }
-        spectators.shutdown_background();
     }
 
     /// Between two turns the runtime runs other tasks: a task woken while the herald is
@@ -531,7 +530,7 @@ mod tests {
                 t.abort();
                 let _ = t.await;
             }
-            assert_eq!(waiting(&audience), 0);
+            assert_eq!(audience.waiting(), 0);
             assert_eq!(audience.count(), 0);
         }
     }

@@ -40,21 +40,26 @@ impl<S: EventStore> Hub<S> {
         group: u64,
     ) -> Result<WatchStream, HubError> {
         let (hub, id, token) = (self.clone(), game_id.to_string(), token.map(str::to_string));
-        let (rx, backlog, viewer, seat) = self
-            .on_players_runtime(async move { hub.subscribe(&id, token.as_deref(), group).await })
+        // The feed is made whole where the subscription is: a caller that gives up meanwhile
+        // drops it there, and its seat's stream closes with it (a seat left open would keep
+        // its player present for as long as the game stays in memory).
+        let feed = self
+            .on_players_runtime(async move {
+                let (rx, backlog, viewer, seat) = hub.subscribe(&id, token.as_deref(), group).await?;
+                hub.metrics.open_streams.inc();
+                Ok::<_, HubError>(Feed {
+                    hub: hub.clone(),
+                    game_id: id,
+                    seat,
+                    viewer,
+                    rx,
+                    shutdown: hub.shutdown.clone(),
+                    replay: Some(Replay::new(backlog, since)),
+                    last: since,
+                    ended: false,
+                })
+            })
             .await??;
-        self.metrics.open_streams.inc();
-        let feed = Feed {
-            hub: self.clone(),
-            game_id: game_id.to_string(),
-            seat,
-            viewer,
-            rx,
-            shutdown: self.shutdown.clone(),
-            replay: Some(Replay::new(backlog, since)),
-            last: since,
-            ended: false,
-        };
         Ok(Box::pin(futures::stream::unfold(feed, Feed::next)))
     }
 
@@ -224,13 +229,21 @@ impl<S: EventStore> Feed<S> {
                     let shown = match &b.event {
                         // Only a sealed move needs the viewer's colour.
                         Some(e) if matches!(e.kind, EventKind::MoveSealed { .. }) => {
-                            let (hub, id, e, viewer) = (self.hub.clone(), self.game_id.clone(), e.clone(), self.viewer);
-                            let redacted = self.hub.on_players_runtime(async move {
-                                let mut entry = hub.lock(&id).await?;
-                                Ok::<_, HubError>(redact_for_actor(&e, entry.game.get(), viewer))
-                            });
-                            let Ok(Ok(shown)) = redacted.await else {
-                                return None;
+                            let shown = match self.viewer.seat() {
+                                // A spectator sees no sealed move's point: no game needed.
+                                None => e.redacted_for(None),
+                                Some(_) => {
+                                    let (hub, id, e, viewer) =
+                                        (self.hub.clone(), self.game_id.clone(), e.clone(), self.viewer);
+                                    let redacted = self.hub.on_players_runtime(async move {
+                                        let mut entry = hub.lock(&id).await?;
+                                        Ok::<_, HubError>(redact_for_actor(&e, entry.game.get(), viewer))
+                                    });
+                                    let Ok(Ok(shown)) = redacted.await else {
+                                        return None;
+                                    };
+                                    shown
+                                }
                             };
                             Published::new(shown, b.view.clone())
                         }
@@ -287,5 +300,130 @@ impl Replay {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use futures::StreamExt;
+    use tokio::sync::watch as signal;
+    use weiqi_game::{Command, Settings};
+    use weiqi_rules::{Color, Point};
+    use weiqi_store::MemoryStore;
+
+    use super::*;
+    use crate::hub::Mutation;
+    use crate::metrics::Metrics;
+
+    /// A hub with a spectators' runtime, and a casual 9x9 game in play: its id, Black's
+    /// seat and token, and the hub's stop (kept, or the streams end at once).
+    async fn hub_and_game(
+        spectators: &crate::delivery::Delivery,
+    ) -> (Arc<Hub<MemoryStore>>, String, Seat, String, signal::Sender<bool>) {
+        let (stopper, stop) = signal::channel(false);
+        let hub = Hub::new(MemoryStore::new(), vec![7; 32], Metrics::new(), stop);
+        let hub = Arc::new(hub.with_delivery(spectators.handle()));
+        let created = hub.create(Settings::casual(9), None, None, "").await.unwrap();
+        let (guest_token, _) = hub.join(&created.game_id, None, None, "").await.unwrap();
+        let black = hub
+            .lock(&created.game_id)
+            .await
+            .unwrap()
+            .game
+            .get()
+            .seat_of(Color::Black)
+            .unwrap();
+        let token = if black == Seat::Host {
+            created.seat_token
+        } else {
+            guest_token
+        };
+        (hub, created.game_id, black, token, stopper)
+    }
+
+    /// Black's own stream is told of a move by the players' herald even while the
+    /// spectators' thread is stuck; a spectator's stream hears of it once that thread runs
+    /// again (issue 50: the opponent's news never waits for an audience).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_seats_stream_does_not_wait_for_the_spectators_thread() {
+        let spectators = crate::delivery::Delivery::start().unwrap();
+        let (hub, id, black, token, _stopper) = hub_and_game(&spectators).await;
+        let now = hub.lock(&id).await.unwrap().game.get().seq();
+        let seat_stream = hub.watch(&id, Some(&token), now, 1).await.unwrap();
+        let spectator = hub.watch(&id, None, now, 2).await.unwrap();
+        // Both wait for the next item (here, where the test polls them): each is woken by
+        // its own herald.
+        let next = |mut stream: WatchStream| {
+            tokio::spawn(async move {
+                let seq = stream.next().await.map(|item| item.unwrap().seq());
+                (seq, stream)
+            })
+        };
+        let (seat_next, spectator_next) = (next(seat_stream), next(spectator));
+        while hub.lock(&id).await.unwrap().watchers.waiting() < 2 {
+            tokio::task::yield_now().await;
+        }
+        // The spectators' herald has started (its runtime runs its tasks in turn).
+        spectators.handle().spawn(async {}).await.unwrap();
+        // The spectators' one thread, stuck until told.
+        let (release, stuck) = std::sync::mpsc::channel::<()>();
+        spectators.handle().spawn(async move {
+            let _ = stuck.recv();
+        });
+        let point = Point::new(2, 2);
+        hub.run(
+            &id,
+            Actor::from(black),
+            Command::Play { point, lag_ms: 0 },
+            Mutation::default(),
+        )
+        .await
+        .unwrap();
+        let told = tokio::time::timeout(Duration::from_secs(5), seat_next).await;
+        let (seq, seat_stream) = told
+            .expect("the seat's stream waited for the spectators' thread")
+            .unwrap();
+        assert_eq!(seq, Some(now + 1));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(
+            !spectator_next.is_finished(),
+            "a spectator was told by another herald than its own"
+        );
+        release.send(()).unwrap();
+        let later = tokio::time::timeout(Duration::from_secs(5), spectator_next).await;
+        let (seq, spectator) = later.expect("the spectator is told once its thread runs").unwrap();
+        assert_eq!(seq, Some(now + 1));
+        drop((seat_stream, spectator, hub));
+    }
+
+    /// A seat's watch given up while it waits for the game's lock (its subscription runs on
+    /// the players' runtime and goes on without it) leaves no stream open: the seat is not
+    /// kept present, and the open streams' gauge is back to none.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_watch_given_up_while_subscribing_leaves_its_seat_absent() {
+        let spectators = crate::delivery::Delivery::start().unwrap();
+        let (hub, id, black, token, _stopper) = hub_and_game(&spectators).await;
+        {
+            let held = hub.lock(&id).await.unwrap();
+            let watching = hub.watch(&id, Some(&token), 0, 1);
+            assert!(
+                tokio::time::timeout(Duration::from_millis(100), watching)
+                    .await
+                    .is_err()
+            );
+            drop(held);
+        }
+        let mut open = true;
+        for _ in 0..200 {
+            open = hub.lock(&id).await.unwrap().presence.has_stream(black);
+            if !open {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(!open, "the given-up stream keeps its seat present");
+        assert_eq!(hub.metrics.open_streams.get(), 0);
     }
 }
