@@ -44,63 +44,58 @@ impl<S: EventStore> Hub<S> {
         // drops it there, and its seat's stream closes with it (a seat left open would keep
         // its player present for as long as the game stays in memory).
         let feed = self
-            .on_players_runtime(async move {
-                let (rx, backlog, viewer, seat) = hub.subscribe(&id, token.as_deref(), group).await?;
-                hub.metrics.open_streams.inc();
-                Ok::<_, HubError>(Feed {
-                    hub: hub.clone(),
-                    game_id: id,
-                    seat,
-                    viewer,
-                    rx,
-                    shutdown: hub.shutdown.clone(),
-                    replay: Some(Replay::new(backlog, since)),
-                    last: since,
-                    ended: false,
-                })
-            })
+            .on_players_runtime(async move { hub.subscribe(id, token.as_deref(), since, group).await })
             .await??;
         Ok(Box::pin(futures::stream::unfold(feed, Feed::next)))
     }
 
-    /// A watcher's subscription, under the game's lock: its channel (told by the
+    /// A watcher's feed, subscribed under the game's lock: its channel (told by the
     /// spectators' herald when it has no seat and the server has a spectators' runtime),
-    /// the log so far, whom it watches as, and its seat with the game's presence.
+    /// the log after `since` to replay, whom it watches as, and its seat with the game's
+    /// presence.
     async fn subscribe(
         self: &Arc<Self>,
-        game_id: &str,
+        game_id: String,
         token: Option<&str>,
+        since: u64,
         group: u64,
-    ) -> Result<Subscribed, HubError> {
-        {
-            let mut e = self.lock(game_id).await?;
-            let seat = e.seat_of_token(token);
-            let viewer: Actor = seat.map_or(Actor::Server, Into::into);
-            let spectators = self.delivery.as_ref().filter(|_| seat.is_none());
-            let rx = e.watchers.subscribe(group, spectators.map(|rt| &rt.spectators));
-            let backlog = self.watched_log(game_id, &mut e).await?;
-            // A seat's own stream: its player is here for as long as it stays open.
-            let seat = seat.map(|s| {
-                let now = self.time.now_ms();
-                if e.presence.stream_opened(s, now) {
-                    self.publish_presence(game_id, &mut e, now);
-                }
-                (s, e.presence.clone())
-            });
-            // Someone watches now: either seat's grace running out is news (a seat with a
-            // stream open is not watched: its stream's end starts the watch).
-            for s in [Seat::Host, Seat::Guest] {
-                if !e.presence.has_stream(s) {
-                    self.watch_for_lapse(game_id, &e.presence, s);
-                }
+    ) -> Result<Feed<S>, HubError> {
+        let mut e = self.lock(&game_id).await?;
+        let seat = e.seat_of_token(token);
+        let viewer: Actor = seat.map_or(Actor::Server, Into::into);
+        let spectators = self.delivery.as_ref().filter(|_| seat.is_none());
+        let rx = e.watchers.subscribe(group, spectators.map(|rt| &rt.spectators));
+        let backlog = self.watched_log(&game_id, &mut e).await?;
+        // A seat's own stream: its player is here for as long as it stays open.
+        let seat = seat.map(|s| {
+            let now = self.time.now_ms();
+            if e.presence.stream_opened(s, now) {
+                self.publish_presence(&game_id, &mut e, now);
             }
-            Ok((rx, backlog, viewer, seat))
+            (s, e.presence.clone())
+        });
+        // Someone watches now: either seat's grace running out is news (a seat with a
+        // stream open is not watched: its stream's end starts the watch).
+        for s in [Seat::Host, Seat::Guest] {
+            if !e.presence.has_stream(s) {
+                self.watch_for_lapse(&game_id, &e.presence, s);
+            }
         }
+        drop(e);
+        self.metrics.open_streams.inc();
+        Ok(Feed {
+            hub: self.clone(),
+            game_id,
+            seat,
+            viewer,
+            rx,
+            shutdown: self.shutdown.clone(),
+            replay: Some(Replay::new(backlog, since)),
+            last: since,
+            ended: false,
+        })
     }
 }
-
-/// What [`Hub::subscribe`] gives a new watcher.
-type Subscribed = (Subscription, Vec<Event>, Actor, Option<(Seat, Presence)>);
 
 impl<S: EventStore> Hub<S> {
     /// The game's acknowledged log, for its watchers: kept in memory while the game is
