@@ -381,14 +381,14 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
                 (None, n) => Some((args.addr.clone(), n)),
             };
             let shared = chans.clone();
-            let (args, game_id, stop) = (args.clone(), game_id.to_string(), stop.clone());
+            let (args, game_id) = (args.clone(), game_id.to_string());
             watchers_runtime()
                 .spawn(async move {
                     let watch_chans = match own {
                         Some((addrs, n)) => channels(&addrs, n).await?,
                         None => shared,
                     };
-                    anyhow::Ok(watchers(&args, &watch_chans, &game_id, &stop))
+                    anyhow::Ok(watchers(&args, &watch_chans, &game_id))
                 })
                 .await??
         }
@@ -501,7 +501,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
             other_games: new_hist()?,
         };
         for t in watch_tasks {
-            let seen = t.await?;
+            let seen = t.finish().await;
             record_all(&mut w.delivery, &seen.delays)?;
             record_all(&mut w.settled, &seen.settled)?;
             w.fewest = w.fewest.min(seen.moves);

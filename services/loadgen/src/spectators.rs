@@ -1,9 +1,8 @@
 //! The load generator's spectators: WatchGame streams on one game, each recording how late
 //! every move reached it, on a runtime of their own.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use tonic::metadata::MetadataValue;
 use tonic::transport::Channel;
@@ -11,36 +10,55 @@ use weiqi_proto::v1 as pb;
 
 use crate::{Args, now_ms};
 
-/// The spectators' runtime: one worker thread beside the players' (see `run`).
-pub(crate) fn watchers_runtime() -> &'static tokio::runtime::Runtime {
-    static RT: std::sync::OnceLock<tokio::runtime::Runtime> = std::sync::OnceLock::new();
+/// The spectators' runtime: one thread beside the players' (see `run`), driving a
+/// current-thread runtime (its run queue is a plain one; a one-worker multi-thread
+/// runtime's bounded queue overflows into a locked one when a move wakes the crowd).
+pub(crate) fn watchers_runtime() -> &'static tokio::runtime::Handle {
+    static RT: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
     RT.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("watchers")
+        let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .expect("the spectators' runtime")
+            .expect("the spectators' runtime");
+        let handle = rt.handle().clone();
+        std::thread::Builder::new()
+            .name("watchers".into())
+            .spawn(move || rt.block_on(std::future::pending::<()>()))
+            .expect("the spectators' thread");
+        handle
     })
 }
 
 /// What a spectator received: how late each move reached it (µs), the same for the moves
 /// made once every spectator's stream was open (an audience in place, not arriving), and
 /// how many moves it saw.
+#[derive(Default)]
 pub(crate) struct Seen {
     pub(crate) delays: Vec<u64>,
     pub(crate) settled: Vec<u64>,
     pub(crate) moves: u64,
 }
 
+/// A spectator's stream, recording into `seen` until [`Watcher::finish`].
+pub(crate) struct Watcher {
+    task: tokio::task::JoinHandle<()>,
+    seen: Arc<Mutex<Seen>>,
+}
+
+impl Watcher {
+    /// Stops the stream and gives what it saw.
+    pub(crate) async fn finish(self) -> Seen {
+        self.task.abort();
+        let _ = self.task.await;
+        std::mem::take(&mut *self.seen.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
 /// `--watchers` streams on `game_id`, each recording how late every move reached it
-/// until `stop`.
-pub(crate) fn watchers(
-    args: &Args,
-    chans: &[Channel],
-    game_id: &str,
-    stop: &Arc<AtomicBool>,
-) -> Vec<tokio::task::JoinHandle<Seen>> {
+/// until finished. (A stream waits for its next item with nothing else: a timeout per
+/// item, to look at a stop flag, was a timer set and cancelled per item on this process's
+/// one spectators' thread, whose delays are counted in what is measured.)
+pub(crate) fn watchers(args: &Args, chans: &[Channel], game_id: &str) -> Vec<Watcher> {
     // When the last stream opened (0: not yet).
     let opened = Arc::new(AtomicUsize::new(0));
     let all_open_ms = Arc::new(AtomicU64::new(0));
@@ -48,14 +66,11 @@ pub(crate) fn watchers(
     (0..args.watchers)
         .map(|w| {
             let chan = chans[w % chans.len()].clone();
-            let (game_id, stop) = (game_id.to_string(), stop.clone());
+            let game_id = game_id.to_string();
             let (opened, all_open_ms) = (opened.clone(), all_open_ms.clone());
-            tokio::spawn(async move {
-                let mut seen = Seen {
-                    delays: Vec::new(),
-                    settled: Vec::new(),
-                    moves: 0,
-                };
+            let seen = Arc::new(Mutex::new(Seen::default()));
+            let record = seen.clone();
+            let task = tokio::spawn(async move {
                 let mut req = tonic::Request::new(pb::WatchGameRequest {
                     game_id: game_id.clone(),
                     since_seq: 0,
@@ -64,33 +79,28 @@ pub(crate) fn watchers(
                     req.metadata_mut().insert("x-weiqi-game", v);
                 }
                 let Ok(mut stream) = watch_heads(chan, req).await else {
-                    return seen;
+                    return;
                 };
                 let since = now_ms();
                 if opened.fetch_add(1, Ordering::SeqCst) + 1 == audience {
                     all_open_ms.store(since, Ordering::SeqCst);
                 }
-                while !stop.load(Ordering::Relaxed) {
-                    match tokio::time::timeout(Duration::from_millis(200), stream.message()).await {
-                        Err(_) => continue,
-                        Ok(Ok(Some(m))) => {
-                            let Some(e) = m.event else { continue };
-                            // Moves made after the stream opened (the replay is not a delay).
-                            if e.kind == "move_played" && e.time_ms as u64 >= since {
-                                let late_us = now_ms().saturating_sub(e.time_ms as u64).max(1) * 1000;
-                                seen.delays.push(late_us);
-                                let all_open = all_open_ms.load(Ordering::SeqCst);
-                                if all_open > 0 && e.time_ms as u64 >= all_open {
-                                    seen.settled.push(late_us);
-                                }
-                                seen.moves += 1;
-                            }
+                while let Ok(Some(m)) = stream.message().await {
+                    let Some(e) = m.event else { continue };
+                    // Moves made after the stream opened (the replay is not a delay).
+                    if e.kind == "move_played" && e.time_ms as u64 >= since {
+                        let late_us = now_ms().saturating_sub(e.time_ms as u64).max(1) * 1000;
+                        let all_open = all_open_ms.load(Ordering::SeqCst);
+                        let mut seen = record.lock().unwrap_or_else(|e| e.into_inner());
+                        seen.delays.push(late_us);
+                        if all_open > 0 && e.time_ms as u64 >= all_open {
+                            seen.settled.push(late_us);
                         }
-                        Ok(_) => break,
+                        seen.moves += 1;
                     }
                 }
-                seen
-            })
+            });
+            Watcher { task, seen }
         })
         .collect()
 }

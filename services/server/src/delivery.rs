@@ -21,39 +21,44 @@
 
 use std::io;
 
-use tokio::runtime::{Handle, Runtime};
+use tokio::runtime::Handle;
 
 /// The priority of the spectators' thread: the lowest a process may give itself.
 pub const NICE: i32 = 19;
 
 /// The spectators' runtime, shut down (without waiting for its tasks) when dropped.
+///
+/// A current-thread runtime driven by a thread of its own rather than a multi-thread one
+/// with one worker: every wake-up of a watcher comes from that thread, and its run queue
+/// is then a plain queue, where the other's is a bounded one of 256 tasks that a turn of
+/// the herald overflows into a shared one under a lock.
 pub struct Delivery {
-    runtime: Option<Runtime>,
+    handle: Handle,
+    /// Dropped to stop the runtime: its thread returns and drops it there.
+    _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 impl Delivery {
-    /// Starts the runtime: one worker thread, `weiqi-spectators`, at [`NICE`].
+    /// Starts the runtime on a thread, `weiqi-spectators`, at [`NICE`].
     pub fn start() -> io::Result<Delivery> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("weiqi-spectators")
-            .on_thread_start(lower_priority)
-            .enable_all()
-            .build()?;
-        Ok(Delivery { runtime: Some(runtime) })
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let handle = runtime.handle().clone();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name("weiqi-spectators".into())
+            .spawn(move || {
+                lower_priority();
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                });
+                // (Dropped here, outside any other runtime: its tasks are dropped, not run.)
+                drop(runtime);
+            })?;
+        Ok(Delivery { handle, _stop: stop })
     }
 
     pub fn handle(&self) -> Handle {
-        self.runtime.as_ref().expect("running until dropped").handle().clone()
-    }
-}
-
-impl Drop for Delivery {
-    fn drop(&mut self) {
-        // (A runtime dropped inside another's task must not block on its own.)
-        if let Some(rt) = self.runtime.take() {
-            rt.shutdown_background();
-        }
+        self.handle.clone()
     }
 }
 

@@ -17,8 +17,8 @@ use crate::auth;
 use crate::calls::PlayerCall;
 use crate::convert;
 use crate::estimates::Estimates;
-use crate::hub::{Broadcast, Caller, Hub, Mutation};
-use crate::limits::Quotas;
+use crate::hub::{Broadcast, Caller, Feed, Hub, HubError, Mutation};
+use crate::limits::{Quotas, WatchPermit};
 use crate::players::Players;
 use crate::reviews::{Reviews, Step};
 use crate::status;
@@ -74,20 +74,13 @@ impl<S: EventStore> GameSvc<S> {
 
     /// A WatchGame call's items, before encoding: the watch quota taken, then the game's
     /// events as the caller may see them.
-    pub(crate) async fn watch_items(
-        &self,
-        request: Request<pb::WatchGameRequest>,
-    ) -> Result<impl Stream<Item = Result<Broadcast, Status>> + Send + 'static, Status> {
+    pub(crate) async fn watch_items(&self, request: Request<pb::WatchGameRequest>) -> Result<Watching<S>, Status> {
         let token = auth::bearer(request.metadata());
         let permit = self.quotas.watch(request.remote_addr().map(|a| a.ip()))?;
         let group = connection_group(request.remote_addr());
         let r = request.into_inner();
-        let stream = self.hub.watch(&r.game_id, token.as_deref(), r.since_seq, group).await?;
-        // The permit goes with the stream: the client's watch counts until it is dropped.
-        Ok(stream.map(move |item| {
-            let _held = &permit;
-            item.map_err(status::hub_error)
-        }))
+        let feed = self.hub.watch(&r.game_id, token.as_deref(), r.since_seq, group).await?;
+        Ok(Watching { feed, _permit: permit })
     }
 
     /// The player a CreateGame or JoinGame caller signs in as: none without a credential
@@ -133,6 +126,22 @@ impl<S: EventStore> GameSvc<S> {
 }
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchGameResponse, Status>> + Send>>;
+
+/// A watcher's feed and its place in the client's watch quota, which counts until the
+/// stream is dropped. Its items are the hub's: the edge turns an error into a status once,
+/// at the stream's end, not on every item's way.
+pub(crate) struct Watching<S: EventStore> {
+    feed: Feed<S>,
+    _permit: WatchPermit,
+}
+
+impl<S: EventStore> Stream for Watching<S> {
+    type Item = Result<Broadcast, HubError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Self::Item>> {
+        self.feed.poll_next_unpin(cx)
+    }
+}
 type ReviewStream = Pin<Box<dyn Stream<Item = Result<pb::ReviewGameResponse, Status>> + Send>>;
 
 /// The service: the player's commands, one line each, then the other calls.
@@ -306,7 +315,9 @@ game_service! {
     /// for all watchers; this is the generated route's, which gives the same bytes.)
     async fn watch_game(&self, request: Request<pb::WatchGameRequest>) -> Result<Response<WatchStream>, Status> {
         let items = self.watch_items(request).await?;
-        Ok(Response::new(Box::pin(items.map(|item| item.map(|b| convert::watched_to(&b))))))
+        Ok(Response::new(Box::pin(items.map(|item| {
+            item.map(|b| convert::watched_to(&b)).map_err(status::hub_error)
+        }))))
     }
 
     async fn export_sgf(

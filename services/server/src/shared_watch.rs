@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
 use http_body::Frame;
 use http_body_util::BodyExt;
 use prost::Message;
@@ -26,7 +26,8 @@ use weiqi_store::EventStore;
 
 use crate::convert;
 use crate::hub::Broadcast;
-use crate::service::GameSvc;
+use crate::service::{GameSvc, Watching};
+use crate::status;
 
 const WATCH_GAME: &str = "/weiqi.v1.GameService/WatchGame";
 
@@ -125,10 +126,9 @@ where
     let message = read_request(body, max).await?;
     let request = Request::from_parts(MetadataMap::from_headers(parts.headers), parts.extensions, message);
     let items = svc.watch_items(request).await?;
-    let mut response = http::Response::new(tonic::body::Body::new(WatchBody {
-        items: Box::pin(items),
-        done: false,
-    }));
+    // (Boxed as tonic's own body type, which tonic then takes as it is: another body type
+    // gets a layer that maps its errors, on every item's way.)
+    let mut response = http::Response::new(tonic::body::Body::new(WatchBody { items, done: false }.boxed_unsync()));
     response.headers_mut().insert(
         http::header::CONTENT_TYPE,
         http::HeaderValue::from_static("application/grpc"),
@@ -211,15 +211,13 @@ where
     pb::WatchGameRequest::decode(&buf[PREFIX..]).map_err(|e| Status::internal(e.to_string()))
 }
 
-type Items = Pin<Box<dyn Stream<Item = Result<Broadcast, Status>> + Send>>;
-
 /// A WatchGame response: each item's shared frame, then the status as trailers.
-struct WatchBody {
-    items: Items,
+struct WatchBody<S: EventStore> {
+    items: Watching<S>,
     done: bool,
 }
 
-impl Body for WatchBody {
+impl<S: EventStore> Body for WatchBody<S> {
     type Data = Bytes;
     type Error = Status;
 
@@ -229,7 +227,7 @@ impl Body for WatchBody {
         }
         let end = match std::task::ready!(self.items.poll_next_unpin(cx)) {
             Some(Ok(item)) => return Poll::Ready(Some(Ok(Frame::data(framed(&item))))),
-            Some(Err(status)) => status,
+            Some(Err(e)) => status::hub_error(e),
             None => Status::ok(""),
         };
         self.done = true;

@@ -17,6 +17,7 @@
 //! catches up from the game's log: no buffer grows with a slow reader.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, Waker};
@@ -90,6 +91,7 @@ impl Audience {
             id: bell.next_id.fetch_add(1, Ordering::Relaxed),
             group,
             closing: false,
+            queued_in: None,
         }
     }
 
@@ -133,31 +135,67 @@ pub struct Subscription {
     group: u64,
     /// The bell closed: what is left in the channel, then [`Gap::Closed`].
     closing: bool,
+    /// The herald's pass whose list holds this watcher's waker, if any.
+    queued_in: Option<u64>,
 }
 
 impl Subscription {
     /// The next item, waiting for the herald when there is none.
+    #[cfg(test)]
     pub async fn recv(&mut self) -> Result<Broadcast, Gap> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// The next item, or `Pending` with the task's waker left for the herald. Polled by
+    /// the watcher's stream itself: no future is made or dropped per item (at 10,000
+    /// watchers that was a fifth of the spectators' thread, docs/performance.md).
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Result<Broadcast, Gap>> {
         loop {
             // The bell's count before the look: an item published after the look rings
-            // it, and the wait below then returns at once.
+            // it, and the check under the lock below then looks again.
             let rung = self.bell.rung();
             match self.rx.try_recv() {
-                Ok(b) => return Ok(b),
-                Err(broadcast::error::TryRecvError::Lagged(n)) => return Err(Gap::Lagged(n)),
-                Err(broadcast::error::TryRecvError::Closed) => return Err(Gap::Closed),
-                Err(broadcast::error::TryRecvError::Empty) if self.closing => return Err(Gap::Closed),
+                Ok(b) => return Poll::Ready(Ok(b)),
+                Err(broadcast::error::TryRecvError::Lagged(n)) => return Poll::Ready(Err(Gap::Lagged(n))),
+                Err(broadcast::error::TryRecvError::Closed) => return Poll::Ready(Err(Gap::Closed)),
+                Err(broadcast::error::TryRecvError::Empty) if self.closing => return Poll::Ready(Err(Gap::Closed)),
                 Err(broadcast::error::TryRecvError::Empty) => {}
             }
-            let wait = Wait {
-                bell: &self.bell,
-                rung,
-                id: self.id,
-                group: self.group,
-                queued_in: None,
-            };
-            if wait.await == Woken::Closed {
+            let mut w = self.bell.lock();
+            if w.closed {
+                // What is left in the channel, then the end.
                 self.closing = true;
+                continue;
+            }
+            // Checked under the lock the herald takes the list with: a ring after this
+            // check is followed by a take that finds this waker.
+            if self.bell.rung() != rung {
+                continue;
+            }
+            if self.queued_in == Some(w.taken) {
+                // Already in this pass's list (polled again before the herald came):
+                // the latest waker is the one to wake.
+                if let Some((_, waker)) = w.wakers.get_mut(&self.id)
+                    && !waker.will_wake(cx.waker())
+                {
+                    waker.clone_from(cx.waker());
+                }
+            } else {
+                w.wakers.insert(self.id, (self.group, cx.waker().clone()));
+                self.queued_in = Some(w.taken);
+            }
+            return Poll::Pending;
+        }
+    }
+}
+
+impl Drop for Subscription {
+    /// A watcher that goes away while waiting takes its waker out of the herald's list.
+    fn drop(&mut self) {
+        if let Some(pass) = self.queued_in {
+            let mut w = self.bell.lock();
+            if w.taken == pass {
+                w.wakers.remove(&self.id);
             }
         }
     }
@@ -178,7 +216,7 @@ struct Waiting {
     /// Each waiting watcher's group and waker, by its id: a watcher that goes away while
     /// waiting takes its waker out (a client opening and cancelling streams on a quiet game
     /// leaves nothing behind).
-    wakers: HashMap<u64, (u64, Waker)>,
+    wakers: Waiters,
     /// How many times the herald took the list (a watcher queued in the current one is
     /// not queued twice).
     taken: u64,
@@ -214,61 +252,11 @@ impl Bell {
     }
 }
 
-#[derive(Debug, PartialEq, Eq)]
-enum Woken {
-    Rung,
-    Closed,
-}
-
-/// A watcher waiting for the bell to ring past `rung`.
-struct Wait<'a> {
-    bell: &'a Bell,
-    rung: u64,
-    id: u64,
-    group: u64,
-    /// The herald's pass whose list holds this watcher's waker.
-    queued_in: Option<u64>,
-}
-
-impl Drop for Wait<'_> {
-    fn drop(&mut self) {
-        if let Some(pass) = self.queued_in {
-            let mut w = self.bell.lock();
-            if w.taken == pass {
-                w.wakers.remove(&self.id);
-            }
-        }
-    }
-}
-
-impl std::future::Future for Wait<'_> {
-    type Output = Woken;
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Woken> {
-        let mut w = self.bell.lock();
-        if w.closed {
-            return Poll::Ready(Woken::Closed);
-        }
-        // Checked under the lock the herald takes the list with: a ring after this check
-        // is followed by a take that finds this waker.
-        if self.bell.rung() != self.rung {
-            return Poll::Ready(Woken::Rung);
-        }
-        if self.queued_in != Some(w.taken) {
-            w.wakers.insert(self.id, (self.group, cx.waker().clone()));
-            let taken = w.taken;
-            drop(w);
-            self.queued_in = Some(taken);
-        }
-        Poll::Pending
-    }
-}
-
 /// A game's herald: after each ring, wakes the watchers then waiting, a turn at a time;
 /// ends when the bell closes (after waking the last ones).
 async fn herald(bell: Arc<Bell>) {
     // (The list and the turns keep their allocations from one pass to the next.)
-    let mut spare = Waiters::new();
+    let mut spare = Waiters::default();
     let mut waiting = Vec::new();
     loop {
         bell.herald.notified().await;
@@ -288,7 +276,30 @@ async fn herald(bell: Arc<Bell>) {
 }
 
 /// The waiting watchers: by id, each one's group and waker.
-type Waiters = HashMap<u64, (u64, Waker)>;
+type Waiters = HashMap<u64, (u64, Waker), BuildHasherDefault<IdHasher>>;
+
+/// Hashes a watcher's id, a counter, by one multiplication (Fibonacci hashing): every
+/// watcher is put in the list at each item, and SipHash, made to resist keys an attacker
+/// picks, is not needed for keys the server hands out.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // (Only u64 keys are hashed; any other input still hashes, byte by byte.)
+        for b in bytes {
+            self.write_u64(u64::from(*b) ^ self.0.rotate_left(8));
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
 
 /// The waiting watchers sorted by group and cut into turns of about [`TURN`], never
 /// between two watchers of one group.
@@ -533,6 +544,41 @@ mod tests {
             assert_eq!(audience.waiting(), 0);
             assert_eq!(audience.count(), 0);
         }
+    }
+
+    /// A watcher polled again before the herald came (by another task) is in the list
+    /// once, and the herald wakes the latest waker it was polled with.
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_herald_wakes_the_latest_waker_once() {
+        let audience = Audience::default();
+        let mut sub = audience.subscribe(1, None);
+        let order = Arc::new(Mutex::new(Vec::new()));
+        let waker = |id| {
+            Waker::from(Arc::new(Counting {
+                id,
+                order: order.clone(),
+                wakes: AtomicUsize::new(0),
+            }))
+        };
+        let (first, second) = (waker(1), waker(2));
+        assert!(sub.poll_recv(&mut Context::from_waker(&first)).is_pending());
+        assert!(sub.poll_recv(&mut Context::from_waker(&second)).is_pending());
+        assert!(sub.poll_recv(&mut Context::from_waker(&second)).is_pending());
+        assert_eq!(audience.waiting(), 1);
+        audience.publish(item(1));
+        while order.lock().unwrap().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(*order.lock().unwrap(), vec![2]);
+        match sub.poll_recv(&mut Context::from_waker(&second)) {
+            Poll::Ready(Ok(b)) => assert_eq!(b.seq(), 1),
+            other => panic!("the item was not there: {:?}", other.map(|r| r.map(|b| b.seq()))),
+        }
+        // Waiting again puts it back in the (new) list.
+        assert!(sub.poll_recv(&mut Context::from_waker(&first)).is_pending());
+        assert_eq!(audience.waiting(), 1);
+        drop(sub);
+        assert_eq!(audience.waiting(), 0);
     }
 
     /// A watcher more than CHANNEL_SLOTS behind is told so (and catches up from the log,

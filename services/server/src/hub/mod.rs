@@ -41,7 +41,7 @@ pub use paired::GameHost;
 pub use presence::{GRACE_MS, SeatPresence};
 pub use time::TimeSource;
 pub use view::{Applied, GameView, Scoring};
-pub use watch::WatchStream;
+pub use watch::Feed;
 
 use crate::metrics::Metrics;
 use entry::Slot;

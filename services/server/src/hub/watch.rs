@@ -5,10 +5,16 @@
 //! its own between the game's channel and the socket. (Ten thousand watchers of one game
 //! each had a task feeding a channel of 256 items; the hop cost a task wake-up, a queue
 //! push and a pop per watcher and event.) The game's herald wakes it ([`super::audience`]).
+//! The stream is polled by hand, not an `async` loop: an item's usual path makes no future
+//! (the loop made one per item, and with it a wait on the server's stop; both were a fifth
+//! of the spectators' thread at 10,000 watchers). Work under the game's lock, rare, is a
+//! future sent to the players' runtime.
 //! A client that goes away drops the stream, and with it its subscription.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 
 use futures::Stream;
 use tokio::sync::watch;
@@ -22,10 +28,6 @@ use super::error::HubError;
 use super::presence::Presence;
 use super::view::GameView;
 
-/// A watcher's stream: each event (as the watcher may see it) with the game right after
-/// it; an error ends it.
-pub type WatchStream = Pin<Box<dyn Stream<Item = Result<Broadcast, HubError>> + Send>>;
-
 impl<S: EventStore> Hub<S> {
     /// A game's events after `since`, then its events as they happen, until the client
     /// drops the stream, the game leaves memory or the server stops. The bearer token, if
@@ -38,7 +40,7 @@ impl<S: EventStore> Hub<S> {
         token: Option<&str>,
         since: u64,
         group: u64,
-    ) -> Result<WatchStream, HubError> {
+    ) -> Result<Feed<S>, HubError> {
         let (hub, id, token) = (self.clone(), game_id.to_string(), token.map(str::to_string));
         // The feed is made whole where the subscription is: a caller that gives up meanwhile
         // drops it there, and its seat's stream closes with it (a seat left open would keep
@@ -46,7 +48,7 @@ impl<S: EventStore> Hub<S> {
         let feed = self
             .on_players_runtime(async move { hub.subscribe(id, token.as_deref(), since, group).await })
             .await??;
-        Ok(Box::pin(futures::stream::unfold(feed, Feed::next)))
+        Ok(feed)
     }
 
     /// A watcher's feed, subscribed under the game's lock: its channel (told by the
@@ -83,6 +85,7 @@ impl<S: EventStore> Hub<S> {
         }
         drop(e);
         self.metrics.open_streams.inc();
+        let mut stopping = self.shutdown.clone();
         Ok(Feed {
             hub: self.clone(),
             game_id,
@@ -90,7 +93,11 @@ impl<S: EventStore> Hub<S> {
             viewer,
             rx,
             shutdown: self.shutdown.clone(),
+            stopped: Box::pin(async move {
+                let _ = stopping.changed().await;
+            }),
             replay: Some(Replay::new(backlog, since)),
+            pending: None,
             last: since,
             ended: false,
         })
@@ -114,18 +121,26 @@ impl<S: EventStore> Hub<S> {
     }
 }
 
-/// One watcher's position: the game's channel, what is left to replay from the log, and
-/// the last sequence number it was sent.
-struct Feed<S: EventStore> {
+/// One watcher's stream: each event (as the watcher may see it) with the game right after
+/// it; an error ends it. Its position: the game's channel, what is left to replay from the
+/// log, and the last sequence number it was sent.
+pub struct Feed<S: EventStore> {
     hub: Arc<Hub<S>>,
     game_id: String,
     /// The seat whose player this stream is, and the game's presence it counts in.
     seat: Option<(Seat, Presence)>,
     viewer: Actor,
     rx: Subscription,
+    /// The server's stop, looked at before each item (an atomic load).
     shutdown: watch::Receiver<bool>,
+    /// The same stop as a wake-up, polled only when the watcher waits (made once: a wait
+    /// made per item registered and unregistered each watcher with the signal).
+    stopped: Pin<Box<dyn Future<Output = ()> + Send>>,
     /// The log being replayed: the backlog at first, a catch-up after falling behind.
     replay: Option<Replay>,
+    /// Work under the game's lock, on the players' runtime: a catch-up's log or a seat's
+    /// view of a sealed move. `None` from it ends the stream.
+    pending: Option<Pin<Box<dyn Future<Output = Option<Step>> + Send>>>,
     last: u64,
     /// After an error, nothing more.
     ended: bool,
@@ -184,84 +199,119 @@ impl<S: EventStore> Hub<S> {
     }
 }
 
-impl<S: EventStore> Feed<S> {
+/// What the players' runtime sends back to a watcher.
+enum Step {
+    /// The log to catch up from (the watcher fell behind the channel).
+    CatchUp(Vec<Event>),
+    /// A sealed move as the watcher's seat may see it.
+    Shown(Broadcast),
+}
+
+impl<S: EventStore> Stream for Feed<S> {
+    type Item = Result<Broadcast, HubError>;
+
     /// The watcher's next item; `None` ends the stream (the game's channel closed, the
     /// server is stopping, or an error was sent).
-    async fn next(mut self) -> Option<(Result<Broadcast, HubError>, Self)> {
-        if self.ended {
-            return None;
-        }
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
         loop {
-            if let Some(replay) = &mut self.replay {
-                match replay.next(&self.game_id, self.viewer) {
+            // (A changed or dropped stop: the server is stopping.)
+            if this.ended || this.shutdown.has_changed().unwrap_or(true) {
+                this.ended = true;
+                return Poll::Ready(None);
+            }
+            if let Some(work) = &mut this.pending {
+                let step = ready!(work.as_mut().poll(cx));
+                this.pending = None;
+                match step {
+                    Some(Step::CatchUp(log)) => this.replay = Some(Replay::new(log, this.last)),
+                    Some(Step::Shown(b)) => {
+                        this.last = b.seq();
+                        return Poll::Ready(Some(Ok(b)));
+                    }
+                    None => {
+                        this.ended = true;
+                        return Poll::Ready(None);
+                    }
+                }
+            }
+            if let Some(replay) = &mut this.replay {
+                match replay.next(&this.game_id, this.viewer) {
                     Some(Ok(item)) => {
-                        self.last = item.seq();
-                        return Some((Ok(item), self));
+                        this.last = item.seq();
+                        return Poll::Ready(Some(Ok(item)));
                     }
                     Some(Err(e)) => {
                         // A log that does not fold: the watcher is told, not left with a gap.
-                        self.ended = true;
-                        return Some((Err(e), self));
+                        this.ended = true;
+                        return Poll::Ready(Some(Err(e)));
                     }
-                    None => self.replay = None,
+                    None => this.replay = None,
                 }
             }
-            let item = tokio::select! {
-                biased;
-                _ = self.shutdown.changed() => return None,
-                item = self.rx.recv() => item,
+            let item = match this.rx.poll_recv(cx) {
+                Poll::Ready(item) => item,
+                Poll::Pending => {
+                    if this.stopped.as_mut().poll(cx).is_ready() {
+                        this.ended = true;
+                        return Poll::Ready(None);
+                    }
+                    return Poll::Pending;
+                }
             };
             match item {
                 // A change outside the log (presence), unless the watcher has already been
                 // sent a later state (it caught up from the log meanwhile).
                 Ok(b) if b.event.is_none() => {
-                    if b.view.seq >= self.last {
-                        return Some((Ok(b), self));
+                    if b.view.seq >= this.last {
+                        return Poll::Ready(Some(Ok(b)));
                     }
                 }
-                Ok(b) if b.seq() <= self.last => continue,
-                Ok(b) => {
-                    let shown = match &b.event {
-                        // Only a sealed move needs the viewer's colour.
-                        Some(e) if matches!(e.kind, EventKind::MoveSealed { .. }) => {
-                            let shown = match self.viewer.seat() {
-                                // A spectator sees no sealed move's point: no game needed.
-                                None => e.redacted_for(None),
-                                Some(_) => {
-                                    let (hub, id, e, viewer) =
-                                        (self.hub.clone(), self.game_id.clone(), e.clone(), self.viewer);
-                                    let redacted = self.hub.on_players_runtime(async move {
-                                        let mut entry = hub.lock(&id).await?;
-                                        Ok::<_, HubError>(redact_for_actor(&e, entry.game.get(), viewer))
-                                    });
-                                    let Ok(Ok(shown)) = redacted.await else {
-                                        return None;
-                                    };
-                                    shown
-                                }
-                            };
-                            Published::new(shown, b.view.clone())
+                Ok(b) if b.seq() <= this.last => {}
+                Ok(b) => match &b.event {
+                    // Only a sealed move needs the viewer's colour, and only a seat's view
+                    // needs the game (a spectator sees no sealed move's point).
+                    Some(e) if matches!(e.kind, EventKind::MoveSealed { .. }) => match this.viewer.seat() {
+                        None => {
+                            let shown = Published::new(e.redacted_for(None), b.view.clone());
+                            this.last = shown.seq();
+                            return Poll::Ready(Some(Ok(shown)));
                         }
-                        _ => b,
-                    };
-                    self.last = shown.seq();
-                    return Some((Ok(shown), self));
-                }
+                        Some(_) => {
+                            let (hub, id, e, viewer) = (this.hub.clone(), this.game_id.clone(), e.clone(), this.viewer);
+                            let runner = hub.clone();
+                            this.pending = Some(Box::pin(async move {
+                                let redacted = runner.on_players_runtime(async move {
+                                    let mut entry = hub.lock(&id).await?;
+                                    Ok::<_, HubError>(redact_for_actor(&e, entry.game.get(), viewer))
+                                });
+                                let shown = redacted.await.ok()?.ok()?;
+                                Some(Step::Shown(Published::new(shown, b.view.clone())))
+                            }));
+                        }
+                    },
+                    _ => {
+                        this.last = b.seq();
+                        return Poll::Ready(Some(Ok(b)));
+                    }
+                },
                 Err(Gap::Lagged(_)) => {
                     // Fell behind the channel: catch up from the log, each event with the
                     // game folded up to it (not the game now).
-                    self.hub.metrics.watch_catch_ups.inc();
-                    let (hub, id) = (self.hub.clone(), self.game_id.clone());
-                    let log = self.hub.on_players_runtime(async move {
-                        let mut entry = hub.lock(&id).await?;
-                        hub.watched_log(&id, &mut entry).await
-                    });
-                    let Ok(Ok(log)) = log.await else {
-                        return None;
-                    };
-                    self.replay = Some(Replay::new(log, self.last));
+                    this.hub.metrics.watch_catch_ups.inc();
+                    let (hub, id, runner) = (this.hub.clone(), this.game_id.clone(), this.hub.clone());
+                    this.pending = Some(Box::pin(async move {
+                        let log = runner.on_players_runtime(async move {
+                            let mut entry = hub.lock(&id).await?;
+                            hub.watched_log(&id, &mut entry).await
+                        });
+                        Some(Step::CatchUp(log.await.ok()?.ok()?))
+                    }));
                 }
-                Err(Gap::Closed) => return None,
+                Err(Gap::Closed) => {
+                    this.ended = true;
+                    return Poll::Ready(None);
+                }
             }
         }
     }
@@ -350,7 +400,7 @@ mod tests {
         let spectator = hub.watch(&id, None, now, 2).await.unwrap();
         // Both wait for the next item (here, where the test polls them): each is woken by
         // its own herald.
-        let next = |mut stream: WatchStream| {
+        let next = |mut stream: Feed<MemoryStore>| {
             tokio::spawn(async move {
                 let seq = stream.next().await.map(|item| item.unwrap().seq());
                 (seq, stream)
@@ -391,6 +441,32 @@ mod tests {
         let (seq, spectator) = later.expect("the spectator is told once its thread runs").unwrap();
         assert_eq!(seq, Some(now + 1));
         drop((seat_stream, spectator, hub));
+    }
+
+    /// A watcher waiting for the next item hears of the server's stop at once: its stream
+    /// ends (so that a graceful shutdown is not held by its audience).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_waiting_stream_ends_when_the_server_stops() {
+        let spectators = crate::delivery::Delivery::start().unwrap();
+        let (hub, id, _black, token, stopper) = hub_and_game(&spectators).await;
+        let now = hub.lock(&id).await.unwrap().game.get().seq();
+        let streams = [
+            hub.watch(&id, None, now, 1).await.unwrap(),
+            hub.watch(&id, Some(&token), now, 2).await.unwrap(),
+        ];
+        let ends: Vec<_> = streams
+            .into_iter()
+            .map(|mut s| tokio::spawn(async move { s.next().await.is_none() }))
+            .collect();
+        while hub.lock(&id).await.unwrap().watchers.waiting() < 2 {
+            tokio::task::yield_now().await;
+        }
+        stopper.send(true).unwrap();
+        for end in ends {
+            let ended = tokio::time::timeout(Duration::from_secs(5), end).await;
+            assert!(ended.expect("a waiting stream outlived the stop").unwrap());
+        }
+        assert_eq!(hub.metrics.open_streams.get(), 0);
     }
 
     /// A seat's watch given up while it waits for the game's lock (its subscription runs on
