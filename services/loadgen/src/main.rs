@@ -396,6 +396,7 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
     };
     let cpu_before = args.server_pid.and_then(cpu_seconds);
     let threads_before = args.server_pid.and_then(thread_cpu_seconds);
+    let receiving_before = receiving_cpu_seconds();
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.seconds);
     let mut tasks = Vec::new();
@@ -499,12 +500,17 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
             settled: new_hist()?,
             watched_game: new_hist()?,
             other_games: new_hist()?,
+            receiving_cpu_s: receiving_before.zip(receiving_cpu_seconds()).map(|(a, b)| b - a),
+            gaps: 0,
+            streams_with_gaps: 0,
         };
         for t in watch_tasks {
             let seen = t.finish().await;
             record_all(&mut w.delivery, &seen.delays)?;
             record_all(&mut w.settled, &seen.settled)?;
             w.fewest = w.fewest.min(seen.moves);
+            w.gaps += seen.gaps;
+            w.streams_with_gaps += usize::from(seen.gaps > 0);
             w.most = w.most.max(seen.moves);
         }
         total.watch = Some(w);
@@ -529,6 +535,18 @@ async fn run(args: &Args, workload: Workload) -> anyhow::Result<Stats> {
         .zip(threads_after)
         .map(|(before, after)| by_name(&before, &after));
     Ok(total)
+}
+
+/// The server's spectators' thread, as `/proc` names it (15 bytes of `weiqi-spectators`).
+const SPECTATORS_THREAD: &str = "weiqi-spectator";
+
+/// The CPU seconds of this process's spectators' thread (see `spectators::watchers_runtime`).
+fn receiving_cpu_seconds() -> Option<f64> {
+    let threads = thread_cpu_seconds(std::process::id())?;
+    threads
+        .iter()
+        .find(|((_, name), _)| name == spectators::WATCHERS_THREAD)
+        .map(|(_, s)| *s)
 }
 
 fn now_ms() -> u64 {

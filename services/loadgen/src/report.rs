@@ -41,6 +41,12 @@ pub(crate) struct Watch {
     /// fan-out's cost to the players of the game watched and to everyone else's.
     pub(crate) watched_game: Histogram<u64>,
     pub(crate) other_games: Histogram<u64>,
+    /// The CPU seconds of this process's spectators' thread (`watchers`) over the window:
+    /// receiving is a stage of every measured delay, as the server's sending is.
+    pub(crate) receiving_cpu_s: Option<f64>,
+    /// Events missed, repeated or out of order, over all streams, and the streams with any.
+    pub(crate) gaps: u64,
+    pub(crate) streams_with_gaps: usize,
 }
 
 impl Watch {
@@ -52,6 +58,9 @@ impl Watch {
         self.settled.add(&other.settled)?;
         self.watched_game.add(&other.watched_game)?;
         self.other_games.add(&other.other_games)?;
+        self.receiving_cpu_s = self.receiving_cpu_s.zip(other.receiving_cpu_s).map(|(a, b)| a + b);
+        self.gaps += other.gaps;
+        self.streams_with_gaps += other.streams_with_gaps;
         Ok(())
     }
 }
@@ -193,6 +202,8 @@ pub(crate) fn print_json(args: &Args, ceilings: &Option<References>, moves: &Sta
             "other_games_calls": w.other_games.len(),
             "other_games_p50_ms": ms(&w.other_games, 0.5),
             "other_games_p99_ms": ms(&w.other_games, 0.99),
+            "gaps": w.gaps, "streams_with_gaps": w.streams_with_gaps,
+            "receiving_cpu_us_per_item": w.receiving_cpu_s.map(|s| s * 1e6 / w.delivery.len().max(1) as f64),
         });
     }
     if let Some(b) = rss {
@@ -275,6 +286,12 @@ pub(crate) fn print_text(args: &Args, ceilings: &Option<References>, moves: &Sta
             ms(&w.delivery, 0.5),
             ms(&w.delivery, 0.99)
         );
+        println!(
+            "  every event once and in order: {} ({} events missed, repeated or out of order, in {} streams)",
+            if w.gaps == 0 { "yes" } else { "NO" },
+            w.gaps,
+            w.streams_with_gaps
+        );
         if !w.settled.is_empty() {
             println!(
                 "  once all {} were open: {} items, delivery p50 {:.0} ms  p99 {:.0} ms",
@@ -299,6 +316,18 @@ pub(crate) fn print_text(args: &Args, ceilings: &Option<References>, moves: &Sta
             println!(
                 "  delivered: {items} items, {:.1} µs of server CPU an item",
                 cpu * 1e6 / items.max(1) as f64
+            );
+        }
+        // Each stage of a delivery, per item: the server's spectators' thread (with a
+        // spectators' listener) and this process's, which receives every item of the
+        // crowd in turn. The slower of the two bounds how soon the last watcher is told.
+        let per_item = |s: f64| s * 1e6 / w.delivery.len().max(1) as f64;
+        let sending = moves.server_threads.as_ref().and_then(|t| t.get(crate::SPECTATORS_THREAD)).copied();
+        if let (Some(send), Some(receive)) = (sending, w.receiving_cpu_s) {
+            println!(
+                "  per item: {:.1} µs of the server's spectators' thread, {:.1} µs of the load generator's receiving thread",
+                per_item(send),
+                per_item(receive)
             );
         }
     }

@@ -10,10 +10,14 @@ use weiqi_proto::v1 as pb;
 
 use crate::{Args, now_ms};
 
+/// The name of this process's spectators' thread.
+pub(crate) const WATCHERS_THREAD: &str = "watchers";
+
 /// The spectators' runtime: one thread beside the players' (see `run`), driving a
 /// current-thread runtime (its run queue is a plain one; a one-worker multi-thread
 /// runtime's bounded queue overflows into a locked one when a move wakes the crowd).
 pub(crate) fn watchers_runtime() -> &'static tokio::runtime::Handle {
+    // (Started before the window is measured: the thread's CPU is read by its name.)
     static RT: std::sync::OnceLock<tokio::runtime::Handle> = std::sync::OnceLock::new();
     RT.get_or_init(|| {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -22,7 +26,7 @@ pub(crate) fn watchers_runtime() -> &'static tokio::runtime::Handle {
             .expect("the spectators' runtime");
         let handle = rt.handle().clone();
         std::thread::Builder::new()
-            .name("watchers".into())
+            .name(WATCHERS_THREAD.into())
             .spawn(move || rt.block_on(std::future::pending::<()>()))
             .expect("the spectators' thread");
         handle
@@ -37,6 +41,11 @@ pub(crate) struct Seen {
     pub(crate) delays: Vec<u64>,
     pub(crate) settled: Vec<u64>,
     pub(crate) moves: u64,
+    /// Events missed, repeated or out of order: each event after the first should be the
+    /// one after the last (the stream starts from the game's first event).
+    pub(crate) gaps: u64,
+    /// The last event's sequence number.
+    last_seq: u64,
 }
 
 /// A spectator's stream, recording into `seen` until [`Watcher::finish`].
@@ -87,6 +96,13 @@ pub(crate) fn watchers(args: &Args, chans: &[Channel], game_id: &str) -> Vec<Wat
                 }
                 while let Ok(Some(m)) = stream.message().await {
                     let Some(e) = m.event else { continue };
+                    {
+                        let mut seen = record.lock().unwrap_or_else(|e| e.into_inner());
+                        if e.seq != seen.last_seq + 1 {
+                            seen.gaps += 1;
+                        }
+                        seen.last_seq = e.seq;
+                    }
                     // Moves made after the stream opened (the replay is not a delay).
                     if e.kind == "move_played" && e.time_ms as u64 >= since {
                         let late_us = now_ms().saturating_sub(e.time_ms as u64).max(1) * 1000;
@@ -118,6 +134,8 @@ struct WatchedHead {
 
 #[derive(Clone, PartialEq, prost::Message)]
 struct EventHead {
+    #[prost(uint64, tag = "1")]
+    seq: u64,
     #[prost(int64, tag = "2")]
     time_ms: i64,
     #[prost(string, tag = "5")]

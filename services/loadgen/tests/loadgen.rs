@@ -165,6 +165,9 @@ fn watchers_report(v: &serde_json::Value) {
     let w = &v["watchers"];
     assert_eq!(w["streams"], 4, "{v}");
     assert!(w["moves_fewest"].as_u64().unwrap() >= 1, "every stream got a move: {v}");
+    // Each stream read the game's events from the first, each once and in order.
+    assert_eq!(w["gaps"], 0, "{v}");
+    assert_eq!(w["streams_with_gaps"], 0, "{v}");
     let watched = w["watched_game_calls"].as_u64().unwrap();
     let others = w["other_games_calls"].as_u64().unwrap();
     assert!(watched >= 1 && others >= 1, "{v}");
