@@ -12,7 +12,8 @@
 # SPECTATORS (0; 1: the server gets a spectators' listener, `spectators_listen`, and the
 # watchers connect there, WATCHER_CONNECTIONS of them or 64), DATA_ROOT (/tmp: where each
 # run's database goes; /dev/shm takes the disk's fsync out of the players' latencies),
-# RUNS (2), SECONDS_EACH (10),
+# OPENING_MOVES (0: moves each game plays before the watchers arrive, so that they arrive
+# at a game with a log to replay), RUNS (2), SECONDS_EACH (10),
 # LOADGEN (target/release/weiqi-loadgen). Prints each run's load generator report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,7 +48,8 @@ for run in $(seq "$runs"); do
     echo "=== run $run: $bin ($watchers watchers, $connections connections, $watcher_connections of the watchers' own, spectators' listener: $spectators)"
     taskset -c 1 "$loadgen" --addr "http://127.0.0.1:$port" --games 100 --size 19 --think-ms 200 \
       --watchers "$watchers" --connections "$connections" \
-      --watcher-connections "$watcher_connections" ${spectator_args[@]+"${spectator_args[@]}"} --seconds "$seconds" --server-pid "$pid" || true
+      --watcher-connections "$watcher_connections" ${spectator_args[@]+"${spectator_args[@]}"} \
+      --opening-moves "${OPENING_MOVES:-0}" --seconds "$seconds" --server-pid "$pid" || true
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     rm -rf "$dir"

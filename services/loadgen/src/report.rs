@@ -322,7 +322,11 @@ pub(crate) fn print_text(args: &Args, ceilings: &Option<References>, moves: &Sta
         // spectators' listener) and this process's, which receives every item of the
         // crowd in turn. The slower of the two bounds how soon the last watcher is told.
         let per_item = |s: f64| s * 1e6 / w.delivery.len().max(1) as f64;
-        let sending = moves.server_threads.as_ref().and_then(|t| t.get(crate::SPECTATORS_THREAD)).copied();
+        let sending = moves
+            .server_threads
+            .as_ref()
+            .and_then(|t| t.get(crate::SPECTATORS_THREAD))
+            .copied();
         if let (Some(send), Some(receive)) = (sending, w.receiving_cpu_s) {
             println!(
                 "  per item: {:.1} µs of the server's spectators' thread, {:.1} µs of the load generator's receiving thread",

@@ -381,7 +381,10 @@ impl<S: EventStore> Hub<S> {
         match &mut entry.log {
             Some(log) if watched => log.extend(events),
             // Nobody watches: the store has the log.
-            _ => entry.log = None,
+            _ => {
+                entry.log = None;
+                entry.spectators_log = None;
+            }
         }
         if let Some(h) = guest_hash {
             entry.guest_hash = Some(h);

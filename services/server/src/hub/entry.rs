@@ -143,6 +143,9 @@ pub struct Entry {
     /// The acknowledged events, kept only while the game has watchers (a new or lagging
     /// watcher catches up from it); otherwise read from the store when needed.
     pub(super) log: Option<Vec<Event>>,
+    /// The log as spectators replay it, folded and made into items once for all of them
+    /// (with their encodings), kept and dropped with `log` ([`super::watch`]).
+    pub(super) spectators_log: Option<Arc<super::watch::SpectatorsLog>>,
     pub(super) host_hash: Option<String>,
     pub(super) guest_hash: Option<String>,
     /// Every request id that changed the game, by seat ([`crate::requests::RequestKey`]), as a hash: the
@@ -179,6 +182,7 @@ impl Entry {
             acked_seq: game.seq(),
             game: Held::Live(game),
             log: None,
+            spectators_log: None,
             host_hash: None,
             guest_hash: None,
             requests: SeenRequests::default(),

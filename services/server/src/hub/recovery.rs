@@ -124,6 +124,7 @@ impl<S: EventStore> Hub<S> {
         let acked = stored.events.iter().take_while(|e| e.seq <= entry.acked_seq);
         entry.game = Held::Live(Game::from_events(acked).map_err(HubError::corrupt)?);
         entry.log = None;
+        entry.spectators_log = None;
         // (A client that cancels its call is ordinary: not a warning. A store that fails
         // is reported by the store and to the caller.)
         info!(game_id = %game_id, seq = entry.acked_seq, "reloading from the store after an interrupted command");

@@ -67,7 +67,7 @@ impl<S: EventStore> Hub<S> {
         let viewer: Actor = seat.map_or(Actor::Server, Into::into);
         let spectators = self.delivery.as_ref().filter(|_| seat.is_none());
         let rx = e.watchers.subscribe(group, spectators.map(|rt| &rt.spectators));
-        let backlog = self.watched_log(&game_id, &mut e).await?;
+        let replay = self.replay(&game_id, &mut e, viewer, since).await?;
         // A seat's own stream: its player is here for as long as it stays open.
         let seat = seat.map(|s| {
             let now = self.time.now_ms();
@@ -96,7 +96,7 @@ impl<S: EventStore> Hub<S> {
             stopped: Box::pin(async move {
                 let _ = stopping.changed().await;
             }),
-            replay: Some(Replay::new(backlog, since)),
+            replay: Some(replay),
             pending: None,
             last: since,
             ended: false,
@@ -108,16 +108,74 @@ impl<S: EventStore> Hub<S> {
     /// The game's acknowledged log, for its watchers: kept in memory while the game is
     /// watched (read from the store by the first watcher, extended by every append), so
     /// that a crowd of watchers does not read it from the store one by one.
-    async fn watched_log(&self, game_id: &str, entry: &mut Entry) -> Result<Vec<Event>, HubError> {
-        if let Some(log) = &entry.log {
-            return Ok(log.clone());
+    async fn watched_log<'e>(&self, game_id: &str, entry: &'e mut Entry) -> Result<&'e [Event], HubError> {
+        if entry.log.is_none() {
+            let mut events = self.stored_game(game_id).await?.events;
+            // (Another server may have appended since this one caught up: those come
+            // through the next catch-up, which extends the log.)
+            events.retain(|e| e.seq <= entry.acked_seq);
+            entry.log = Some(events);
         }
-        let mut events = self.stored_game(game_id).await?.events;
-        // (Another server may have appended since this one caught up: those come through
-        // the next catch-up, which extends the log.)
-        events.retain(|e| e.seq <= entry.acked_seq);
-        entry.log = Some(events.clone());
-        Ok(events)
+        Ok(entry.log.as_deref().unwrap_or_default())
+    }
+
+    /// What a watcher replays of the log after `since`, under the game's lock: a seat's
+    /// own fold of the log (its sealed moves are its own to see), or for a spectator the
+    /// game's shared items ([`SpectatorsLog`]).
+    async fn replay(&self, game_id: &str, entry: &mut Entry, viewer: Actor, since: u64) -> Result<Replay, HubError> {
+        if viewer.seat().is_some() {
+            let log = self.watched_log(game_id, entry).await?.to_vec();
+            return Ok(Replay::Folding {
+                log: log.into_iter(),
+                game: Game::new(),
+                since,
+            });
+        }
+        self.watched_log(game_id, entry).await?;
+        let log = entry.log.as_deref().unwrap_or_default();
+        let shared = entry.spectators_log.get_or_insert_with(Default::default);
+        SpectatorsLog::extend(shared, game_id, log)?;
+        let items = shared.clone();
+        let next = items.items.partition_point(|b| b.seq() <= since);
+        Ok(Replay::Shared { items, next })
+    }
+}
+
+/// A game's log as every spectator replays it: each event as a spectator sees it, with the
+/// game folded up to it. Made once and extended as the log grows, under the game's lock,
+/// so that a crowd's arrival, or its catch-up after falling behind, costs each spectator a
+/// reference, not a fold of the game and an encoding of every event (the items' encodings
+/// are shared as a live item's are). Its size is the log's items: about a game view and,
+/// once sent, an encoding per event, kept while the game is watched.
+#[derive(Clone, Default)]
+pub struct SpectatorsLog {
+    items: Vec<Broadcast>,
+    /// The game after the last item's event.
+    game: Game,
+}
+
+impl SpectatorsLog {
+    /// Adds the events of `log` beyond those already made (a log is the game's history
+    /// from its first event: what was made stays true). Copies the items only if a
+    /// replay still holds them.
+    fn extend(shared: &mut Arc<SpectatorsLog>, game_id: &str, log: &[Event]) -> Result<(), HubError> {
+        let made = shared.items.len();
+        if log.len() < made || (made > 0 && log[made - 1].seq != shared.items[made - 1].seq()) {
+            // Not the history these items were made from: start again.
+            *shared = Arc::default();
+        }
+        let made = shared.items.len();
+        if log.len() == made {
+            return Ok(());
+        }
+        let this = Arc::make_mut(shared);
+        for e in &log[made..] {
+            this.game.apply(e).map_err(HubError::corrupt)?;
+            let shown = redact_for_actor(e, &this.game, Actor::Server);
+            this.items
+                .push(Published::new(shown, GameView::of(game_id, &this.game, e.at)));
+        }
+        Ok(())
     }
 }
 
@@ -201,8 +259,8 @@ impl<S: EventStore> Hub<S> {
 
 /// What the players' runtime sends back to a watcher.
 enum Step {
-    /// The log to catch up from (the watcher fell behind the channel).
-    CatchUp(Vec<Event>),
+    /// The replay to catch up from (the watcher fell behind the channel).
+    CatchUp(Replay),
     /// A sealed move as the watcher's seat may see it.
     Shown(Broadcast),
 }
@@ -224,7 +282,7 @@ impl<S: EventStore> Stream for Feed<S> {
                 let step = ready!(work.as_mut().poll(cx));
                 this.pending = None;
                 match step {
-                    Some(Step::CatchUp(log)) => this.replay = Some(Replay::new(log, this.last)),
+                    Some(Step::CatchUp(replay)) => this.replay = Some(replay),
                     Some(Step::Shown(b)) => {
                         this.last = b.seq();
                         return Poll::Ready(Some(Ok(b)));
@@ -300,12 +358,13 @@ impl<S: EventStore> Stream for Feed<S> {
                     // game folded up to it (not the game now).
                     this.hub.metrics.watch_catch_ups.inc();
                     let (hub, id, runner) = (this.hub.clone(), this.game_id.clone(), this.hub.clone());
+                    let (viewer, last) = (this.viewer, this.last);
                     this.pending = Some(Box::pin(async move {
-                        let log = runner.on_players_runtime(async move {
+                        let replay = runner.on_players_runtime(async move {
                             let mut entry = hub.lock(&id).await?;
-                            hub.watched_log(&id, &mut entry).await
+                            hub.replay(&id, &mut entry, viewer, last).await
                         });
-                        Some(Step::CatchUp(log.await.ok()?.ok()?))
+                        Some(Step::CatchUp(replay.await.ok()?.ok()?))
                     }));
                 }
                 Err(Gap::Closed) => {
@@ -317,34 +376,40 @@ impl<S: EventStore> Stream for Feed<S> {
     }
 }
 
-/// The events of a log after `since`, one at a time, each redacted for the watcher and
-/// with the game folded up to it.
-struct Replay {
-    log: std::vec::IntoIter<Event>,
-    game: Game,
-    since: u64,
+/// The events of a log after `since`, one at a time, each as the watcher sees it and with
+/// the game folded up to it.
+enum Replay {
+    /// A seat's: the log folded for it.
+    Folding {
+        log: std::vec::IntoIter<Event>,
+        game: Game,
+        since: u64,
+    },
+    /// A spectator's: the game's shared items, from `next`.
+    Shared { items: Arc<SpectatorsLog>, next: usize },
 }
 
 impl Replay {
-    fn new(log: Vec<Event>, since: u64) -> Replay {
-        Replay {
-            log: log.into_iter(),
-            game: Game::new(),
-            since,
-        }
-    }
-
     fn next(&mut self, game_id: &str, viewer: Actor) -> Option<Result<Broadcast, HubError>> {
-        for e in self.log.by_ref() {
-            if let Err(err) = self.game.apply(&e) {
-                return Some(Err(HubError::corrupt(err)));
+        match self {
+            Replay::Folding { log, game, since } => {
+                for e in log.by_ref() {
+                    if let Err(err) = game.apply(&e) {
+                        return Some(Err(HubError::corrupt(err)));
+                    }
+                    if e.seq > *since {
+                        let shown = redact_for_actor(&e, game, viewer);
+                        return Some(Ok(Published::new(shown, GameView::of(game_id, game, e.at))));
+                    }
+                }
+                None
             }
-            if e.seq > self.since {
-                let shown = redact_for_actor(&e, &self.game, viewer);
-                return Some(Ok(Published::new(shown, GameView::of(game_id, &self.game, e.at))));
+            Replay::Shared { items, next } => {
+                let item = items.items.get(*next)?.clone();
+                *next += 1;
+                Some(Ok(item))
             }
         }
-        None
     }
 }
 
@@ -441,6 +506,62 @@ mod tests {
         let (seq, spectator) = later.expect("the spectator is told once its thread runs").unwrap();
         assert_eq!(seq, Some(now + 1));
         drop((seat_stream, spectator, hub));
+    }
+
+    /// Spectators replay the game's shared items (the same item, so one encoding for all),
+    /// each from the first after its `since`, and items made before a move are still
+    /// shared after it; a seat replays its own fold of the log.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn spectators_replay_shared_items_and_a_seat_its_own() {
+        let spectators = crate::delivery::Delivery::start().unwrap();
+        let (hub, id, black, token, _stopper) = hub_and_game(&spectators).await;
+        let seq = |hub: Arc<Hub<MemoryStore>>, id: String| async move { hub.lock(&id).await.unwrap().game.get().seq() };
+        let take = |mut stream: Feed<MemoryStore>, n: u64| async move {
+            let mut items = Vec::new();
+            for _ in 0..n {
+                let item = tokio::time::timeout(Duration::from_secs(5), stream.next()).await;
+                items.push(item.expect("a replayed item").unwrap().unwrap());
+            }
+            (items, stream)
+        };
+        let before = seq(hub.clone(), id.clone()).await;
+        let (early, _early) = take(hub.watch(&id, None, 0, 1).await.unwrap(), before).await;
+        hub.run(
+            &id,
+            Actor::from(black),
+            Command::Play {
+                point: Point::new(2, 2),
+                lag_ms: 0,
+            },
+            Mutation::default(),
+        )
+        .await
+        .unwrap();
+        let now = seq(hub.clone(), id.clone()).await;
+        assert!(now > before);
+        let (all, _a) = take(hub.watch(&id, None, 0, 2).await.unwrap(), now).await;
+        let (late, _b) = take(hub.watch(&id, None, 2, 3).await.unwrap(), now - 2).await;
+        let (own, _seat) = take(hub.watch(&id, Some(&token), 0, 4).await.unwrap(), now).await;
+        let seqs = |items: &[Broadcast]| items.iter().map(|b| b.seq()).collect::<Vec<_>>();
+        assert_eq!(seqs(&all), (1..=now).collect::<Vec<_>>());
+        assert_eq!(seqs(&late), (3..=now).collect::<Vec<_>>());
+        assert_eq!(seqs(&own), seqs(&all));
+        for (i, item) in late.iter().enumerate() {
+            assert!(Arc::ptr_eq(item, &all[i + 2]), "spectators share item {}", item.seq());
+        }
+        for (i, item) in early.iter().enumerate() {
+            assert!(
+                Arc::ptr_eq(item, &all[i]),
+                "item {} was made again after a move",
+                item.seq()
+            );
+        }
+        assert!(
+            own.iter().zip(&all).all(|(a, b)| !Arc::ptr_eq(a, b)),
+            "a seat folds its own"
+        );
+        // The same game either way.
+        assert_eq!(own.last().unwrap().view.seq, all.last().unwrap().view.seq);
     }
 
     /// A watcher waiting for the next item hears of the server's stop at once: its stream
