@@ -29,9 +29,9 @@ pub const NICE: i32 = 19;
 /// The spectators' runtime, shut down (without waiting for its tasks) when dropped.
 ///
 /// A current-thread runtime driven by a thread of its own rather than a multi-thread one
-/// with one worker: every wake-up of a watcher comes from that thread, and its run queue
-/// is then a plain queue, where the other's is a bounded one of 256 tasks that a turn of
-/// the herald overflows into a shared one under a lock.
+/// with one worker: the spectators' wake-ups come from the herald on that thread, and its
+/// run queue is then a plain queue, where the other's is a bounded one of 256 tasks that a
+/// turn of the herald overflows into a shared one under a lock.
 pub struct Delivery {
     handle: Handle,
     /// Dropped to stop the runtime: its thread returns and drops it there.
@@ -41,19 +41,30 @@ pub struct Delivery {
 impl Delivery {
     /// Starts the runtime on a thread, `weiqi-spectators`, at [`NICE`].
     pub fn start() -> io::Result<Delivery> {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let handle = runtime.handle().clone();
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (started, handle) = std::sync::mpsc::sync_channel(1);
+        // The runtime is made, run and dropped on its thread: a runtime dropped inside
+        // another's task (were the thread not to start) would panic.
         std::thread::Builder::new()
             .name("weiqi-spectators".into())
             .spawn(move || {
                 lower_priority();
+                let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                    Ok(rt) => rt,
+                    Err(e) => return drop(started.send(Err(e))),
+                };
+                if started.send(Ok(runtime.handle().clone())).is_err() {
+                    return;
+                }
                 runtime.block_on(async {
                     let _ = stopped.await;
                 });
-                // (Dropped here, outside any other runtime: its tasks are dropped, not run.)
+                // (Its tasks are dropped, not run.)
                 drop(runtime);
             })?;
+        let handle = handle
+            .recv()
+            .map_err(|_| io::Error::other("the spectators' thread ended before its runtime started"))??;
         Ok(Delivery { handle, _stop: stop })
     }
 

@@ -174,12 +174,16 @@ impl Subscription {
             }
             if self.queued_in == Some(w.taken) {
                 // Already in this pass's list (polled again before the herald came):
-                // the latest waker is the one to wake.
-                if let Some((_, waker)) = w.wakers.get_mut(&self.id)
-                    && !waker.will_wake(cx.waker())
-                {
-                    waker.clone_from(cx.waker());
-                }
+                // the latest waker is the one to wake. (The old one is dropped after the
+                // lock: a waker's drop may run anything.)
+                let old = match w.wakers.get_mut(&self.id) {
+                    Some((_, waker)) if !waker.will_wake(cx.waker()) => {
+                        Some(std::mem::replace(waker, cx.waker().clone()))
+                    }
+                    _ => None,
+                };
+                drop(w);
+                drop(old);
             } else {
                 w.wakers.insert(self.id, (self.group, cx.waker().clone()));
                 self.queued_in = Some(w.taken);
@@ -194,9 +198,14 @@ impl Drop for Subscription {
     fn drop(&mut self) {
         if let Some(pass) = self.queued_in {
             let mut w = self.bell.lock();
-            if w.taken == pass {
-                w.wakers.remove(&self.id);
-            }
+            let removed = if w.taken == pass {
+                w.wakers.remove(&self.id)
+            } else {
+                None
+            };
+            // (The waker is dropped after the lock.)
+            drop(w);
+            drop(removed);
         }
     }
 }

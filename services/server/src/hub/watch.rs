@@ -142,11 +142,14 @@ impl<S: EventStore> Hub<S> {
 }
 
 /// A game's log as every spectator replays it: each event as a spectator sees it, with the
-/// game folded up to it. Made once and extended as the log grows, under the game's lock,
-/// so that a crowd's arrival, or its catch-up after falling behind, costs each spectator a
-/// reference, not a fold of the game and an encoding of every event (the items' encodings
-/// are shared as a live item's are). Its size is the log's items: about a game view and,
-/// once sent, an encoding per event, kept while the game is watched.
+/// game folded up to it. Made by the first spectator and extended by the next ones (or a
+/// catch-up) with what the log gained meanwhile, under the game's lock on the players'
+/// runtime, so that a crowd's arrival, or its catch-up after falling behind, costs each
+/// spectator a reference, not a fold of the game and an encoding of every event (the
+/// items' encodings are shared as a live item's are). Its size: about a game view (a
+/// 19x19 board is 361 bytes of it) and, once sent, an encoding per event, 1-2 KB, and a
+/// game. Kept and dropped with the log: until a move is made with nobody watching, or the
+/// game leaves memory.
 #[derive(Clone, Default)]
 pub struct SpectatorsLog {
     items: Vec<Broadcast>,
@@ -261,6 +264,8 @@ impl<S: EventStore> Hub<S> {
 enum Step {
     /// The replay to catch up from (the watcher fell behind the channel).
     CatchUp(Replay),
+    /// The catch-up failed: told to the watcher, and the stream ends.
+    Failed(HubError),
     /// A sealed move as the watcher's seat may see it.
     Shown(Broadcast),
 }
@@ -283,6 +288,10 @@ impl<S: EventStore> Stream for Feed<S> {
                 this.pending = None;
                 match step {
                     Some(Step::CatchUp(replay)) => this.replay = Some(replay),
+                    Some(Step::Failed(e)) => {
+                        this.ended = true;
+                        return Poll::Ready(Some(Err(e)));
+                    }
                     Some(Step::Shown(b)) => {
                         this.last = b.seq();
                         return Poll::Ready(Some(Ok(b)));
@@ -364,7 +373,12 @@ impl<S: EventStore> Stream for Feed<S> {
                             let mut entry = hub.lock(&id).await?;
                             hub.replay(&id, &mut entry, viewer, last).await
                         });
-                        Some(Step::CatchUp(replay.await.ok()?.ok()?))
+                        // (A log that does not fold, or a store that fails, is told to the
+                        // watcher; a players' runtime that stops ends the stream.)
+                        match replay.await.ok()? {
+                            Ok(replay) => Some(Step::CatchUp(replay)),
+                            Err(e) => Some(Step::Failed(e)),
+                        }
                     }));
                 }
                 Err(Gap::Closed) => {
@@ -562,6 +576,31 @@ mod tests {
         );
         // The same game either way.
         assert_eq!(own.last().unwrap().view.seq, all.last().unwrap().view.seq);
+    }
+
+    /// A spectator that fell behind and catches up from a log that does not fold is told
+    /// so (an error, not a clean end after a gap), and its stream ends.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_catch_up_that_fails_is_told_to_the_spectator() {
+        let spectators = crate::delivery::Delivery::start().unwrap();
+        let (hub, id, _black, _token, _stopper) = hub_and_game(&spectators).await;
+        let now = hub.lock(&id).await.unwrap().game.get().seq();
+        let mut stream = hub.watch(&id, None, now, 1).await.unwrap();
+        {
+            let mut entry = hub.lock(&id).await.unwrap();
+            // More than the channel keeps: the spectator's next look finds it lagged.
+            for _ in 0..=super::super::audience::CHANNEL_SLOTS {
+                hub.publish_presence(&id, &mut entry, hub.time.now_ms());
+            }
+            // A log whose game was created twice does not fold.
+            let log = entry.log.as_mut().unwrap();
+            log.insert(1, log[0].clone());
+            entry.spectators_log = None;
+        }
+        let told = tokio::time::timeout(Duration::from_secs(5), stream.next()).await;
+        let err = told.expect("the spectator was told").expect("an item").unwrap_err();
+        assert!(matches!(err, HubError::Corrupt(_)), "{err:?}");
+        assert!(stream.next().await.is_none(), "the stream ends after the error");
     }
 
     /// A watcher waiting for the next item hears of the server's stop at once: its stream
