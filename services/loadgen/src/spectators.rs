@@ -96,18 +96,15 @@ pub(crate) fn watchers(args: &Args, chans: &[Channel], game_id: &str) -> Vec<Wat
                 }
                 while let Ok(Some(m)) = stream.message().await {
                     let Some(e) = m.event else { continue };
-                    {
-                        let mut seen = record.lock().unwrap_or_else(|e| e.into_inner());
-                        if e.seq != seen.last_seq + 1 {
-                            seen.gaps += 1;
-                        }
-                        seen.last_seq = e.seq;
+                    let mut seen = record.lock().unwrap_or_else(|e| e.into_inner());
+                    if e.seq != seen.last_seq + 1 {
+                        seen.gaps += 1;
                     }
+                    seen.last_seq = e.seq;
                     // Moves made after the stream opened (the replay is not a delay).
                     if e.kind == "move_played" && e.time_ms as u64 >= since {
                         let late_us = now_ms().saturating_sub(e.time_ms as u64).max(1) * 1000;
                         let all_open = all_open_ms.load(Ordering::SeqCst);
-                        let mut seen = record.lock().unwrap_or_else(|e| e.into_inner());
                         seen.delays.push(late_us);
                         if all_open > 0 && e.time_ms as u64 >= all_open {
                             seen.settled.push(late_us);

@@ -17,7 +17,6 @@
 //! catches up from the game's log: no buffer grows with a slow reader.
 
 use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll, Waker};
@@ -285,30 +284,7 @@ async fn herald(bell: Arc<Bell>) {
 }
 
 /// The waiting watchers: by id, each one's group and waker.
-type Waiters = HashMap<u64, (u64, Waker), BuildHasherDefault<IdHasher>>;
-
-/// Hashes a watcher's id, a counter, by one multiplication (Fibonacci hashing): every
-/// watcher is put in the list at each item, and SipHash, made to resist keys an attacker
-/// picks, is not needed for keys the server hands out.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl std::hash::Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // (Only u64 keys are hashed; any other input still hashes, byte by byte.)
-        for b in bytes {
-            self.write_u64(u64::from(*b) ^ self.0.rotate_left(8));
-        }
-    }
-
-    fn write_u64(&mut self, id: u64) {
-        self.0 = id.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
+type Waiters = HashMap<u64, (u64, Waker)>;
 
 /// The waiting watchers sorted by group and cut into turns of about [`TURN`], never
 /// between two watchers of one group.

@@ -174,9 +174,7 @@ impl SpectatorsLog {
         let this = Arc::make_mut(shared);
         for e in &log[made..] {
             this.game.apply(e).map_err(HubError::corrupt)?;
-            let shown = redact_for_actor(e, &this.game, Actor::Server);
-            this.items
-                .push(Published::new(shown, GameView::of(game_id, &this.game, e.at)));
+            this.items.push(replayed(game_id, &this.game, e, Actor::Server));
         }
         Ok(())
     }
@@ -390,6 +388,13 @@ impl<S: EventStore> Stream for Feed<S> {
     }
 }
 
+/// The item a replay sends of `e`, `game` being folded up to it: the event as `viewer`
+/// sees it, with the game right after it (a seat's fold and the spectators' shared log
+/// make the same items).
+fn replayed(game_id: &str, game: &Game, e: &Event, viewer: Actor) -> Broadcast {
+    Published::new(redact_for_actor(e, game, viewer), GameView::of(game_id, game, e.at))
+}
+
 /// The events of a log after `since`, one at a time, each as the watcher sees it and with
 /// the game folded up to it.
 enum Replay {
@@ -412,8 +417,7 @@ impl Replay {
                         return Some(Err(HubError::corrupt(err)));
                     }
                     if e.seq > *since {
-                        let shown = redact_for_actor(&e, game, viewer);
-                        return Some(Ok(Published::new(shown, GameView::of(game_id, game, e.at))));
+                        return Some(Ok(replayed(game_id, game, &e, viewer)));
                     }
                 }
                 None
