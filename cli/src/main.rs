@@ -118,6 +118,10 @@ struct TrainArgs {
     /// A score head trained on the final margin (an auxiliary target; a new network only).
     #[arg(long)]
     score_head: bool,
+    /// An opponent-reply head trained on the move the opponent played next (KataGo's
+    /// auxiliary target; a new network only).
+    #[arg(long)]
+    opponent_head: bool,
     #[arg(long, default_value_t = 2000)]
     steps: usize,
     #[arg(long, default_value_t = 64)]
@@ -427,6 +431,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             channels: args.channels,
             global_pooling: args.global_pooling,
             score_head: args.score_head,
+            opponent_head: args.opponent_head,
             steps: args.steps,
             batch: args.batch,
             lr: args.lr,

@@ -78,6 +78,10 @@ pub struct LoopArgs {
     /// A score head trained on the final margin (an auxiliary target).
     #[arg(long)]
     score_head: bool,
+    /// An opponent-reply head trained on the move the opponent played next (KataGo's
+    /// auxiliary target).
+    #[arg(long)]
+    opponent_head: bool,
     /// Generation 0 plays the tree search (mcts, heavy playouts) with this many playouts a
     /// move instead of light random play; its root visits are the policy targets.
     #[arg(long, value_name = "PLAYOUTS")]
@@ -89,6 +93,12 @@ pub struct LoopArgs {
     /// Redraw report/ from loop.json and print the record; run nothing.
     #[arg(long)]
     report_only: bool,
+    /// With --report-only, also draw DIR/report/compare.svg and compare.json: this run's
+    /// Elo curve beside each RUN's (repeatable; a folder with a loop.json), on one Elo
+    /// scale, against the minutes of self-play and training; each run labelled with its
+    /// folder's name.
+    #[arg(long, value_name = "RUN", requires = "report_only")]
+    compare: Vec<std::path::PathBuf>,
     /// Print the record as JSON at the end.
     #[arg(long)]
     json: bool,
@@ -128,13 +138,21 @@ pub fn run(args: LoopArgs) -> anyhow::Result<ExitCode> {
         forced_playouts: args.forced_playouts,
         global_pooling: args.global_pooling,
         score_head: args.score_head,
+        opponent_head: args.opponent_head,
         teacher: args.teacher,
     };
     let state = if args.report_only {
-        let path = args.dir.join(LoopState::FILE);
-        let text = std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let state: LoopState = serde_json::from_str(&text)?;
+        let state = read_record(&args.dir)?;
         weiqi_trainer::report::write(&state, &args.dir)?;
+        if !args.compare.is_empty() {
+            let mut runs = vec![(run_label(&args.dir), state.clone())];
+            for dir in &args.compare {
+                runs.push((run_label(dir), read_record(dir)?));
+            }
+            for f in weiqi_trainer::report::compare(&runs, &args.dir.join("report"))? {
+                eprintln!("wrote {}", f.display());
+            }
+        }
         state
     } else {
         run_loop(&args.dir, &config, &args.device, !args.json)?
@@ -148,6 +166,21 @@ pub fn run(args: LoopArgs) -> anyhow::Result<ExitCode> {
         summary(&state);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A run's record, `DIR/loop.json`.
+fn read_record(dir: &std::path::Path) -> anyhow::Result<LoopState> {
+    let path = dir.join(LoopState::FILE);
+    let text = std::fs::read_to_string(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not a loop record: {e}", path.display()))
+}
+
+/// A run's name in a comparison: its folder's.
+fn run_label(dir: &std::path::Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| dir.display().to_string())
 }
 
 #[cfg(feature = "tch")]

@@ -197,6 +197,51 @@ fn selfplay_writes_shards_manifest_and_sgf() {
     assert!(err.contains("tch"), "{err}");
 }
 
+/// Two runs' Elo curves in one plot (issue 48), from their records alone (no libtorch):
+/// `weiqi loop --report-only --compare RUN` writes compare.svg and compare.json with both
+/// runs' networks on one scale, labelled by their folders; a folder without a record is
+/// named in the error.
+#[test]
+fn loop_reports_compare_runs_side_by_side() {
+    let root = std::env::temp_dir().join(format!("weiqi-cli-compare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let runs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/runs");
+    for run in ["9x9-teacher", "9x9-plain"] {
+        std::fs::create_dir_all(root.join(run)).unwrap();
+        std::fs::copy(runs.join(run).join("loop.json"), root.join(run).join("loop.json")).unwrap();
+    }
+    let a = root.join("9x9-teacher");
+    let compare = |other: &str| {
+        weiqi(&[
+            "loop",
+            "--dir",
+            a.to_str().unwrap(),
+            "--report-only",
+            "--compare",
+            root.join(other).to_str().unwrap(),
+        ])
+    };
+    let (code, _, err) = compare("9x9-plain");
+    assert_eq!(code, 0, "{err}");
+    let svg = std::fs::read_to_string(a.join("report/compare.svg")).unwrap();
+    assert!(svg.contains("9x9-teacher") && svg.contains("9x9-plain"), "{svg}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(a.join("report/compare.json")).unwrap()).unwrap();
+    let points = json["points"].as_array().unwrap();
+    assert_eq!(points.len(), 7, "four generations and three: {json}");
+    // Each network at the self-play and training minutes its run had spent: 62.4 for the
+    // options' generation 3 (the record's 3,746 s), 56.5 for the plain loop's generation 2.
+    let minutes = |run: &str, g: u64| {
+        let p = points.iter().find(|p| p["run"] == run && p["generation"] == g).unwrap();
+        p["minutes"].as_f64().unwrap()
+    };
+    assert!((minutes("9x9-teacher", 3) - 62.43).abs() < 0.05);
+    assert!((minutes("9x9-plain", 2) - 56.55).abs() < 0.05, "{json}");
+    let (code, _, err) = compare("missing");
+    assert_ne!(code, 0);
+    assert!(err.contains("missing") && err.contains("loop.json"), "{err}");
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
 /// Self-play as an Indexed Job runs it: two workers, each told its index by
 /// `JOB_COMPLETION_INDEX`, then `weiqi data index` over their folders; a damaged shard
 /// fails the index by name.

@@ -57,7 +57,7 @@ pub fn list_shards(py: Python<'_>, location: &str) -> PyResult<Vec<(String, u8, 
 /// One shard (`key` below `location`, of `size`x`size` boards), checked, as a dict of
 /// numpy arrays: features uint8 [n,17,N,N], policy float32 [n,N*N+1], legal uint8,
 /// value float32 [n], ownership int8 [n,N,N], score float32, game_id uint64,
-/// move_number uint16, scored uint8.
+/// move_number uint16, scored uint8, next_move int16 (the opponent's reply, -1 for none).
 #[pyfunction]
 pub fn read_shard<'py>(py: Python<'py>, location: &str, key: &str, size: usize) -> PyResult<Bound<'py, PyDict>> {
     let root = Objects::open(location).map_err(shard_error)?;
@@ -72,5 +72,6 @@ pub fn read_shard<'py>(py: Python<'py>, location: &str, key: &str, size: usize) 
     d.set_item("game_id", s.game_id.into_pyarray(py))?;
     d.set_item("move_number", s.move_number.into_pyarray(py))?;
     d.set_item("scored", s.scored.into_pyarray(py))?;
+    d.set_item("next_move", s.next_move.into_pyarray(py))?;
     Ok(d)
 }

@@ -42,6 +42,8 @@ def test_numpy_batches_of_every_position(tmp_path):
         assert b["features"].shape == (n, 17, 5, 5) and b["features"].dtype == np.uint8
         assert b["policy"].shape == (n, 26) and np.allclose(b["policy"].sum(1), 1)
         assert set(np.unique(b["value"])) <= {-1.0, 0.0, 1.0}
+        # The opponent's reply: a move index, or -1 after a game's last move.
+        assert b["next_move"].dtype == np.int16 and b["next_move"].min() >= -1 and b["next_move"].max() <= 25
         rows += n
     assert rows == manifest["positions"]
 

@@ -7,7 +7,8 @@ checked as ``weiqi index`` checks it (a corrupt one raises ShardError naming it)
 ``ShardDataset(location)`` is a PyTorch ``IterableDataset`` of the same dicts as tensors
 (rows, or batches with ``batch_size``), its shards split between a DataLoader's workers.
 Keys: features uint8 [B,17,N,N], policy float32 [B,N*N+1], legal uint8, value float32 [B],
-ownership int8 [B,N,N], score float32 [B], game_id uint64, move_number uint16, scored uint8.
+ownership int8 [B,N,N], score float32 [B], game_id uint64, move_number uint16, scored uint8,
+next_move int16 (the opponent's reply as a policy index, -1 when the game ended first).
 """
 
 from __future__ import annotations

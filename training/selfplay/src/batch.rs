@@ -30,6 +30,8 @@ pub struct Batch {
     pub score: Array1<f32>,
     /// 1 where `ownership` and `score` are a scored result (0 after a resignation).
     pub scored: Array1<u8>,
+    /// The opponent's reply as a policy index under the sample's symmetry, -1 for none.
+    pub next_move: Array1<i16>,
 }
 
 /// Shuffled batches over all positions of some shards, each sample under a random board
@@ -88,6 +90,7 @@ impl Iterator for Batches<'_> {
             ownership: Array3::zeros((b, n, n)),
             score: Array1::zeros(b),
             scored: Array1::zeros(b),
+            next_move: Array1::zeros(b),
         };
         for (k, &(s, i)) in take.iter().enumerate() {
             let sh = &self.shards[s];
@@ -117,6 +120,10 @@ impl Iterator for Batches<'_> {
             out.value[k] = sh.value[i];
             out.score[k] = sh.score[i];
             out.scored[k] = sh.scored[i];
+            out.next_move[k] = match sh.next_move[i] {
+                m if (0..area as i16).contains(&m) => perm[m as usize] as i16,
+                m => m,
+            };
         }
         Some(out)
     }

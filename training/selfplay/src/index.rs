@@ -184,7 +184,7 @@ pub fn read_checked(root: &Objects, key: &str, size: usize) -> Result<Shard, Err
     let s = shard_from_bytes(&bytes).map_err(|e| bad(path, format!("unreadable: {e}")))?;
     let n = s.game_id.len();
     let area = size * size;
-    let shapes: [(&str, Vec<usize>, Vec<usize>); 9] = [
+    let shapes: [(&str, Vec<usize>, Vec<usize>); 10] = [
         ("features", s.features.shape().to_vec(), vec![n, PLANES, size, size]),
         ("policy", s.policy.shape().to_vec(), vec![n, area + 1]),
         ("legal", s.legal.shape().to_vec(), vec![n, area + 1]),
@@ -194,6 +194,7 @@ pub fn read_checked(root: &Objects, key: &str, size: usize) -> Result<Shard, Err
         ("game_id", s.game_id.shape().to_vec(), vec![n]),
         ("move_number", s.move_number.shape().to_vec(), vec![n]),
         ("scored", s.scored.shape().to_vec(), vec![n]),
+        ("next_move", s.next_move.shape().to_vec(), vec![n]),
     ];
     for (name, got, want) in shapes {
         if got != want {
@@ -220,6 +221,12 @@ pub fn read_checked(root: &Objects, key: &str, size: usize) -> Result<Shard, Err
     }
     if s.ownership.iter().any(|&v| !(-1..=1).contains(&v)) {
         return Err(bad(path, "ownership holds a value other than -1, 0 and 1".into()));
+    }
+    if let Some(i) = s.next_move.iter().position(|&m| !(-1..=area as i16).contains(&m)) {
+        return Err(bad(
+            path,
+            format!("next_move {i} is {} (not a move index or -1)", s.next_move[i]),
+        ));
     }
     Ok(s)
 }

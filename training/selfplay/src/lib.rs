@@ -13,7 +13,10 @@
 //! (final margin from the mover's view, komi included), `game_id` u64 [n],
 //! `move_number` u16 [n], `scored` u8 [n] (1 when the game ended by two passes and
 //! `ownership`/`score` are its scored result; 0 after a resignation, when they are the area
-//! count at resignation and a trainer should mask them). Games end by two passes and are
+//! count at resignation and a trainer should mask them), `next_move` i16 [n] (the
+//! opponent's reply: the policy index of the move after this position's, -1 when the game
+//! ended first; optional within schema version 2: shards written before it read as all
+//! -1). Games end by two passes and are
 //! scored by area with every stone alive (Tromp-Taylor), which is what random play and
 //! self-play converge to; with a search, a player may resign by value threshold.
 //!

@@ -43,6 +43,11 @@ pub struct GameData {
     pub ownership: Vec<i8>,
     pub score: Vec<f32>,
     pub move_number: Vec<u16>,
+    /// The opponent's reply to the move played in each position: its policy index (the
+    /// move after the recorded one, pass included), or -1 when the game ended first. The
+    /// target of KataGo's opponent-reply head; known from the game's moves even where the
+    /// reply's own position was not recorded (playout cap randomization).
+    pub next_move: Vec<i16>,
     /// The record, when asked for.
     pub sgf: Option<String>,
     /// White minus Black at the end (komi included; at resignation for resigned games).
@@ -264,6 +269,18 @@ impl Recorder {
             let s = if mover == Color::Black { 1 } else { -1 };
             d.ownership.extend(owner.iter().map(|&o| o * s));
         }
+        // (A row's move number is the plies before its position: its move is `moves[m]`,
+        // the reply `moves[m + 1]`.)
+        let moves = state.moves();
+        d.next_move = d
+            .move_number
+            .iter()
+            .map(|&m| {
+                moves
+                    .get(m as usize + 1)
+                    .map_or(-1, |&(_, mv)| move_index(mv, self.n) as i16)
+            })
+            .collect();
         d.scored = resigned.is_none();
         d.winner = winner;
         d.positions = self.movers.len();

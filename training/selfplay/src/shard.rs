@@ -138,6 +138,9 @@ pub struct Shard {
     pub game_id: Array1<u64>,
     pub move_number: Array1<u16>,
     pub scored: Array1<u8>,
+    /// The opponent's reply (a policy index, -1 for none; see [`GameData::next_move`]). A
+    /// shard written before it reads as all -1: no reply target.
+    pub next_move: Array1<i16>,
 }
 
 impl Shard {
@@ -188,7 +191,7 @@ trait LeBytes: Copy {
 macro_rules! le_bytes {
     ($($t:ty),*) => { $(impl LeBytes for $t { fn put(self, out: &mut Vec<u8>) { out.extend_from_slice(&self.to_le_bytes()) } })* };
 }
-le_bytes!(u8, i8, u16, u64, f32);
+le_bytes!(u8, i8, i16, u16, u64, f32);
 
 /// Writes the games into one shard, streaming each array from the games' own buffers into
 /// the zip (stored, fixed timestamps: the same games give the same bytes, and no shard-sized
@@ -197,7 +200,7 @@ le_bytes!(u8, i8, u16, u64, f32);
 /// put (whole or not at all; create-only). Returns the bytes and the number of rows.
 pub fn shard_bytes(size: usize, games: &[GameData]) -> Result<(Vec<u8>, u64), Error> {
     let rows: usize = games.iter().map(|g| g.positions).sum();
-    let bytes_per_row = PLANES * size * size + (size * size + 1) * 5 + size * size + 20;
+    let bytes_per_row = PLANES * size * size + (size * size + 1) * 5 + size * size + 22;
     let mut out = Cursor::new(Vec::with_capacity(rows * bytes_per_row + 4096));
     let n = write_shard_to(&mut out, size, games)?;
     Ok((out.into_inner(), n))
@@ -264,6 +267,9 @@ fn write_shard_to(sink: &mut Cursor<Vec<u8>>, size: usize, games: &[GameData]) -
     entry(&mut zip, "scored", "|u1", &[n], &mut |sink| {
         games.iter().try_for_each(|g| sink(&vec![g.scored as u8; g.positions]))
     })?;
+    entry(&mut zip, "next_move", "<i2", &[n], &mut |sink| {
+        games.iter().try_for_each(|g| numbers(&mut buf2, &g.next_move, sink))
+    })?;
     zip.finish().map_err(npz_err)?.flush()?;
     Ok(n as u64)
 }
@@ -276,16 +282,24 @@ pub fn read_shard(path: &Path) -> Result<Shard, Error> {
 /// A shard from its bytes, as [`shard_bytes`] makes them.
 pub fn shard_from_bytes(bytes: &[u8]) -> Result<Shard, Error> {
     let mut npz = NpzReader::new(Cursor::new(bytes)).map_err(npz_err)?;
+    let has_next = npz.names().map_err(npz_err)?.iter().any(|n| n == "next_move");
+    let value: Array1<f32> = npz.by_name("value").map_err(npz_err)?;
+    let next_move = if has_next {
+        npz.by_name("next_move").map_err(npz_err)?
+    } else {
+        Array1::from_elem(value.len(), -1)
+    };
     Ok(Shard {
         features: npz.by_name("features").map_err(npz_err)?,
         policy: npz.by_name("policy").map_err(npz_err)?,
         legal: npz.by_name("legal").map_err(npz_err)?,
-        value: npz.by_name("value").map_err(npz_err)?,
+        value,
         ownership: npz.by_name("ownership").map_err(npz_err)?,
         score: npz.by_name("score").map_err(npz_err)?,
         game_id: npz.by_name("game_id").map_err(npz_err)?,
         move_number: npz.by_name("move_number").map_err(npz_err)?,
         scored: npz.by_name("scored").map_err(npz_err)?,
+        next_move,
     })
 }
 

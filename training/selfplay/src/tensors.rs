@@ -22,6 +22,8 @@ pub struct TensorBatch {
     pub score: Tensor,
     /// float [b], 1 where ownership and score are a scored result
     pub scored: Tensor,
+    /// int64 [b]: the opponent's reply as a policy index, -1 for none
+    pub next_move: Tensor,
 }
 
 fn tensor<T: tch::kind::Element + Copy>(a: &[T], shape: &[usize]) -> Tensor {
@@ -30,7 +32,8 @@ fn tensor<T: tch::kind::Element + Copy>(a: &[T], shape: &[usize]) -> Tensor {
 }
 
 impl Batch {
-    /// The batch as tensors (one copy per array; integer arrays become float).
+    /// The batch as tensors (one copy per array; integer arrays become float, the reply's
+    /// index int64).
     pub fn to_tensors(&self) -> TensorBatch {
         // Batches are built contiguous (standard layout), so as_slice never fails here.
         let f = self.features.as_slice().expect("batches are contiguous");
@@ -57,6 +60,11 @@ impl Batch {
                 self.scored.shape(),
             )
             .to_kind(Kind::Float),
+            next_move: tensor(
+                self.next_move.as_slice().expect("batches are contiguous"),
+                self.next_move.shape(),
+            )
+            .to_kind(Kind::Int64),
         }
     }
 }
@@ -72,6 +80,7 @@ impl TensorBatch {
             ownership: self.ownership.to_device(device),
             score: self.score.to_device(device),
             scored: self.scored.to_device(device),
+            next_move: self.next_move.to_device(device),
         }
     }
 }
@@ -99,6 +108,7 @@ mod tests {
             ownership: Array3::from_shape_fn((2, 3, 3), |(i, _, _)| if i == 0 { 1 } else { -1 }),
             score: Array1::from(vec![2.5, -2.5]),
             scored: Array1::from(vec![1, 0]),
+            next_move: Array1::from(vec![9, -1]),
         };
         let t = b.to_tensors();
         assert_eq!(t.features.size(), vec![2, 17, 3, 3]);
@@ -108,5 +118,7 @@ mod tests {
         assert_eq!(t.ownership.double_value(&[1, 2, 2]), -1.0);
         assert_eq!(t.value.size(), vec![2]);
         assert_eq!(t.score.double_value(&[1]), -2.5);
+        assert_eq!(t.next_move.kind(), Kind::Int64);
+        assert_eq!(t.next_move.int64_value(&[1]), -1);
     }
 }

@@ -52,7 +52,12 @@ fn games_are_legal_and_targets_agree() {
         let id = u64::from_str_radix(path.file_stem().unwrap().to_str().unwrap(), 16).unwrap();
         results.insert(
             id,
-            (score.white_minus_black, rep.moves_applied, rep.state.board().clone()),
+            (
+                score.white_minus_black,
+                rep.moves_applied,
+                rep.state.board().clone(),
+                rep.state.moves().to_vec(),
+            ),
         );
     }
     assert_eq!(results.len(), 20);
@@ -62,7 +67,7 @@ fn games_are_legal_and_targets_agree() {
         assert_eq!(sh.len() as u64, info.positions);
         positions += sh.len();
         for i in 0..sh.len() {
-            let (wmb, moves, board) = &results[&sh.game_id[i]];
+            let (wmb, moves, board, record) = &results[&sh.game_id[i]];
             let mover = if sh.features[[i, 16, 0, 0]] == 1 {
                 Color::Black
             } else {
@@ -98,6 +103,14 @@ fn games_are_legal_and_targets_agree() {
             assert_eq!(played.len(), 1);
             assert_eq!(sh.legal[[i, played[0]]], 1);
             assert_eq!(sh.legal[[i, 49]], 1, "pass is always legal");
+            // The opponent's reply is the record's next move after this one (-1 after the
+            // last): the target of the opponent-reply head.
+            let m = sh.move_number[i] as usize;
+            assert_eq!(record[m].1, weiqi_selfplay::index_move(played[0] as i64, 7, 7).unwrap());
+            let reply = record
+                .get(m + 1)
+                .map_or(-1, |&(_, mv)| weiqi_selfplay::move_index(mv, 7) as i16);
+            assert_eq!(sh.next_move[i], reply, "row {i}");
         }
     }
     assert_eq!(positions as u64, m.positions);
@@ -154,6 +167,13 @@ fn batches_with_symmetry_augmentation() {
                 let (y, x) = (played / n, played % n);
                 assert_eq!(batch.features[[k, 0, y, x]] + batch.features[[k, 8, y, x]], 0);
             }
+            // The reply is a move index (or -1), never the point just played (its stone is
+            // there).
+            let reply = batch.next_move[k];
+            assert!((-1..=(n * n) as i16).contains(&reply));
+            if played < n * n {
+                assert_ne!(reply, played as i16);
+            }
             // Stones on the board are legal nowhere.
             for y in 0..n {
                 for x in 0..n {
@@ -162,6 +182,33 @@ fn batches_with_symmetry_augmentation() {
                     }
                 }
             }
+        }
+    }
+    // The same batches without augmentation (same order): one symmetry maps each plain
+    // sample's features, played move and reply onto the augmented one's.
+    let perms: Vec<Vec<usize>> = (0..8).map(|s| symmetry_permutation(s, n)).collect();
+    let map = |perm: &[usize], j: i64| {
+        if (0..(n * n) as i64).contains(&j) {
+            perm[j as usize] as i64
+        } else {
+            j
+        }
+    };
+    for (plain, aug) in Batches::new(&shards, 16, 2, false).zip(Batches::new(&shards, 16, 2, true)) {
+        for k in 0..plain.value.len() {
+            let played = |b: &weiqi_selfplay::Batch| (0..=n * n).find(|&j| b.policy[[k, j]] == 1.0).unwrap() as i64;
+            let fits = perms.iter().any(|perm| {
+                map(perm, played(&plain)) == played(&aug)
+                    && map(perm, plain.next_move[k] as i64) == aug.next_move[k] as i64
+                    && (0..n * n).all(|j| {
+                        let t = perm[j];
+                        (0..17).all(|c| plain.features[[k, c, j / n, j % n]] == aug.features[[k, c, t / n, t % n]])
+                    })
+            });
+            assert!(
+                fits,
+                "sample {k}: no symmetry maps the plain sample onto the augmented one"
+            );
         }
     }
     // Each permutation is a bijection.
@@ -199,7 +246,8 @@ for s in m["shards"]:
     k = s["positions"]
     want = {"features": ("uint8", (k, 17, n, n)), "policy": ("float32", (k, n*n+1)), "legal": ("uint8", (k, n*n+1)),
             "value": ("float32", (k,)), "ownership": ("int8", (k, n, n)), "score": ("float32", (k,)),
-            "game_id": ("uint64", (k,)), "move_number": ("uint16", (k,)), "scored": ("uint8", (k,))}
+            "game_id": ("uint64", (k,)), "move_number": ("uint16", (k,)), "scored": ("uint8", (k,)),
+            "next_move": ("int16", (k,))}
     for name, (dt, shape) in want.items():
         a = z[name]
         assert str(a.dtype) == dt and a.shape == shape, (name, a.dtype, a.shape)
@@ -276,4 +324,29 @@ fn the_free_seats_variant_records_its_openings() {
         let w_minus_b = l["white_minus_black"].as_f64().unwrap();
         assert_eq!(rep.state.tromp_taylor_score().white_minus_black, w_minus_b, "{sgf}");
     }
+}
+
+/// A shard written before `next_move` (the array absent) still reads and passes the
+/// index's checks, with no reply anywhere (-1): the array is optional within schema 2.
+#[test]
+fn a_shard_without_replies_reads_as_none() {
+    let dir = out("old");
+    let m = run(&config(4, PlayPolicy::Light), &Objects::dir(&dir).unwrap(), false).unwrap();
+    let key = &m.shards[0].file;
+    let file = dir.join(key);
+    let fresh = weiqi_selfplay::index::read_checked(&Objects::dir(&dir).unwrap(), key, 7).unwrap();
+    assert!(fresh.next_move.iter().any(|&r| r >= 0) && fresh.next_move.iter().any(|&r| r == -1));
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(std::fs::read(&file).unwrap())).unwrap();
+    let mut old = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for i in 0..archive.len() {
+        let f = archive.by_index_raw(i).unwrap();
+        if f.name() != "next_move.npy" {
+            old.raw_copy_file(f).unwrap();
+        }
+    }
+    std::fs::write(&file, old.finish().unwrap().into_inner()).unwrap();
+    let s = weiqi_selfplay::index::read_checked(&Objects::dir(&dir).unwrap(), key, 7).unwrap();
+    assert_eq!(s.next_move.len(), s.len());
+    assert!(s.next_move.iter().all(|&r| r == -1));
+    assert_eq!(s.policy, fresh.policy);
 }

@@ -68,6 +68,10 @@ pub struct LoopConfig {
     /// A score head trained on the final margin (an auxiliary target).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub score_head: bool,
+    /// An opponent-reply head trained on the move the opponent played next (an auxiliary
+    /// target, KataGo's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub opponent_head: bool,
     /// Generation 0 plays the project's tree search with this many playouts a move
     /// (`crate::teacher`) instead of light playouts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -288,11 +292,43 @@ impl LoopState {
     /// Elo of the fixed players and of every generation's network, fitted to all the
     /// games recorded (gates and anchor games), with the first fixed player at 0.
     pub fn elo(&self) -> Vec<EloEntry> {
-        let mut names: Vec<String> = ANCHORS.iter().map(|s| s.to_string()).collect();
-        names.extend(self.config.gtp_anchors.iter().map(|c| format!("gtp:{c}")));
-        names.extend(self.generations.iter().map(|g| model_name(g.number)));
-        let index = |name: &str| names.iter().position(|n| n == name);
-        let mut table = Vec::new();
+        elo_of_runs(&[("", self)]).0
+    }
+}
+
+/// Elo of the fixed players and of the networks of several runs, fitted to all their
+/// games at once, so that the runs' curves share one scale: the fixed players (uniform
+/// and light random play, the GTP engines) are the same players in every run, and a run's
+/// network is named with its label before it (`label/gen=3`; a label "" keeps
+/// `gen=3`). The first fixed player is at 0. Returns the table, fixed players first, and
+/// how many fixed players there are.
+pub fn elo_of_runs(runs: &[(&str, &LoopState)]) -> (Vec<EloEntry>, usize) {
+    let mut names: Vec<String> = ANCHORS.iter().map(|s| s.to_string()).collect();
+    for (_, run) in runs {
+        for c in &run.config.gtp_anchors {
+            let name = format!("gtp:{c}");
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    let fixed = names.len();
+    let network = |label: &str, name: &str| match label {
+        "" => name.to_string(),
+        l => format!("{l}/{name}"),
+    };
+    for (label, run) in runs {
+        names.extend(run.generations.iter().map(|g| network(label, &model_name(g.number))));
+    }
+    let mut table = Vec::new();
+    for (label, run) in runs {
+        // A player is a fixed one, or this run's network.
+        let index = |name: &str| {
+            names[..fixed]
+                .iter()
+                .position(|n| n == name)
+                .or_else(|| names.iter().position(|n| *n == network(label, name)))
+        };
         let mut add = |r: &ArenaResult| {
             if let (Some(a), Some(b)) = (index(&r.a), index(&r.b)) {
                 table.push(HeadToHead {
@@ -303,19 +339,17 @@ impl LoopState {
                 });
             }
         };
-        for g in &self.generations {
+        for g in &run.generations {
             g.gate.iter().for_each(&mut add);
             g.anchors.iter().flatten().for_each(&mut add);
         }
-        fit(names.len(), &table, 0)
-            .into_iter()
-            .zip(&names)
-            .map(|(elo, player)| EloEntry {
-                player: player.clone(),
-                elo,
-            })
-            .collect()
     }
+    let table = fit(names.len(), &table, 0)
+        .into_iter()
+        .zip(names)
+        .map(|(elo, player)| EloEntry { player, elo })
+        .collect();
+    (table, fixed)
 }
 
 /// How a generation's network is named in arena results and the Elo table.
@@ -363,6 +397,7 @@ pub(crate) mod tests {
             forced_playouts: false,
             global_pooling: false,
             score_head: false,
+            opponent_head: false,
             teacher: None,
         }
     }
@@ -491,6 +526,47 @@ pub(crate) mod tests {
         assert_eq!(of("uniform"), 0.0);
         assert!(of("light") > 100.0, "{elo:?}");
         assert!(of("gen=1") > of("gen=0") && of("gen=0") > of("uniform"), "{elo:?}");
+    }
+
+    /// Two runs on one scale: the fixed players appear once, each run's networks under
+    /// its label, the one that scored better against the same players above the other
+    /// (though the two never met), and a run fitted alone keeps its plain names.
+    #[test]
+    fn runs_share_one_scale_through_the_fixed_players() {
+        let run = |wins: u32, gnugo: bool| {
+            let mut c = config();
+            if gnugo {
+                c.gtp_anchors = vec!["gnugo --level 1".into()];
+            }
+            let mut s = LoopState::open(Path::new("/nonexistent"), &c).unwrap();
+            let mut g = Generation::new(0);
+            g.anchors = Some(vec![
+                result("gen=0", "uniform", wins, 20 - wins),
+                result("gen=0", "light", wins / 2, 20 - wins / 2),
+                result("gen=0", "gtp:gnugo --level 1", 1, 19),
+            ]);
+            s.generations = vec![g];
+            s
+        };
+        let (a, b) = (run(12, true), run(18, true));
+        let (elo, fixed) = elo_of_runs(&[("a", &a), ("b", &b)]);
+        assert_eq!(fixed, 3);
+        let names: Vec<&str> = elo.iter().map(|e| e.player.as_str()).collect();
+        assert_eq!(names, ["uniform", "light", "gtp:gnugo --level 1", "a/gen=0", "b/gen=0"]);
+        let of = |p: &str| elo.iter().find(|e| e.player == p).unwrap().elo;
+        assert_eq!(of("uniform"), 0.0);
+        assert!(of("b/gen=0") > of("a/gen=0") + 50.0, "{elo:?}");
+        // A run that does not list the GTP anchor still counts its games against it, as
+        // against the same player: its network lands where b's (same games) does.
+        let c = run(18, false);
+        let (elo_c, _) = elo_of_runs(&[("a", &a), ("c", &c)]);
+        assert_eq!(elo_c.len(), 5, "{elo_c:?}");
+        let of_c = |p: &str| elo_c.iter().find(|e| e.player == p).unwrap().elo;
+        assert!((of_c("c/gen=0") - of("b/gen=0")).abs() < 1.0, "{elo_c:?} {elo:?}");
+        assert_eq!(
+            a.elo().iter().map(|e| e.player.as_str()).collect::<Vec<_>>()[3],
+            "gen=0"
+        );
     }
 
     #[test]

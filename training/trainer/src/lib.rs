@@ -35,7 +35,14 @@ pub struct Losses {
     /// The score head's loss (0 without one, and in records written before it).
     #[serde(default)]
     pub score: f64,
+    /// The opponent-reply head's loss (0 without one, and in records written before it).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub opponent: f64,
     pub seconds: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Trainer failures.

@@ -31,6 +31,10 @@ pub struct NetConfig {
     /// auxiliary target (its loss shapes the tower; the search does not use it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub score_head: bool,
+    /// An opponent-reply head beside the policy head: the move the opponent played next,
+    /// an auxiliary target (KataGo's; the search does not use it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub opponent_head: bool,
 }
 
 impl NetConfig {
@@ -41,6 +45,7 @@ impl NetConfig {
             channels: 32,
             global_pooling: false,
             score_head: false,
+            opponent_head: false,
         }
     }
 }
@@ -65,6 +70,8 @@ pub struct Net {
     p_conv: nn::Conv2D,
     p_bn: nn::BatchNorm,
     p_fc: nn::Linear,
+    /// The opponent-reply head's layer, over the policy head's features.
+    q_fc: Option<nn::Linear>,
     v_conv: nn::Conv2D,
     v_bn: nn::BatchNorm,
     v_fc1: nn::Linear,
@@ -84,6 +91,8 @@ pub struct Output {
     /// With the score head: the final margin from the mover's view, in units of the
     /// board's width (points / N) [b].
     pub score: Option<Tensor>,
+    /// With the opponent-reply head: logits of the opponent's reply [b, N*N+1].
+    pub opponent: Option<Tensor>,
 }
 
 impl Net {
@@ -135,6 +144,11 @@ impl Net {
             s_fc: config
                 .score_head
                 .then(|| nn::linear(&root / "s_fc", 64, 1, Default::default())),
+            // (Made last, so that the other layers' random weights are those of a network
+            // without it.)
+            q_fc: config
+                .opponent_head
+                .then(|| nn::linear(&root / "q_fc", 2 * area, area + 1, Default::default())),
             stem,
             stem_bn,
             blocks,
@@ -162,12 +176,9 @@ impl Net {
             let r = r.apply(&blk.c2).apply_t(&blk.b2, train);
             h = (r + h).relu();
         }
-        let logits = h
-            .apply(&self.p_conv)
-            .apply_t(&self.p_bn, train)
-            .relu()
-            .view([b, -1])
-            .apply(&self.p_fc);
+        let policy_features = h.apply(&self.p_conv).apply_t(&self.p_bn, train).relu().view([b, -1]);
+        let logits = policy_features.apply(&self.p_fc);
+        let opponent = self.q_fc.as_ref().map(|q| policy_features.apply(q));
         let hidden = h
             .apply(&self.v_conv)
             .apply_t(&self.v_bn, train)
@@ -184,6 +195,7 @@ impl Net {
             value,
             ownership,
             score,
+            opponent,
         }
     }
 

@@ -177,6 +177,7 @@ fn training(
         channels: config.channels,
         global_pooling: config.global_pooling,
         score_head: config.score_head,
+        opponent_head: config.opponent_head,
         steps: config.steps,
         batch: config.batch,
         lr: config.lr,

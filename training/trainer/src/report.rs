@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 
 use crate::Error;
-use crate::generations::{ANCHORS, LoopState, model_name};
+use crate::generations::{ANCHORS, LoopState, elo_of_runs, model_name};
 
 fn plot_err(e: impl std::fmt::Display) -> Error {
     Error::Invalid(format!("plot: {e}"))
@@ -215,6 +215,144 @@ fn elo(state: &LoopState, path: &Path) -> Result<(), Error> {
     root.present().map_err(plot_err)
 }
 
+/// One run's point in a comparison: a generation's network, its Elo on the runs' common
+/// scale, and the self-play and training time spent up to the end of its training.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ComparedPoint {
+    pub run: String,
+    pub generation: u32,
+    /// Self-play and training minutes of this generation and those before it (the
+    /// loop's compute; gates and anchor games, its measurements, are not counted).
+    pub minutes: f64,
+    pub elo: f64,
+    pub promoted: bool,
+}
+
+/// Several runs' Elo curves side by side (issue 48): `compare.svg` and `compare.json` in
+/// `dir`, each run's networks against the minutes of self-play and training spent, on one
+/// Elo scale fitted to all the runs' games (they share the fixed players). `runs` are
+/// (label, record) pairs; returns the files' paths.
+pub fn compare(runs: &[(String, LoopState)], dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    for (k, (label, _)) in runs.iter().enumerate() {
+        if label.is_empty() || label.contains('/') || runs[..k].iter().any(|(l, _)| l == label) {
+            return Err(Error::Invalid(format!(
+                "compare: run label {label:?} must be non-empty, without '/', and differ from the others'"
+            )));
+        }
+    }
+    // One scale means the same fixed players: the same board, rules and komi.
+    if let Some((first, a)) = runs.first()
+        && let Some((other, b)) = runs.iter().find(|(_, b)| {
+            (b.config.size, &b.config.rules, b.config.komi) != (a.config.size, &a.config.rules, a.config.komi)
+        })
+    {
+        return Err(Error::Invalid(format!(
+            "compare: {other} is {}x{} {} komi {}, {first} {}x{} {} komi {}: runs on one scale share board, rules and komi",
+            b.config.size,
+            b.config.size,
+            b.config.rules,
+            b.config.komi,
+            a.config.size,
+            a.config.size,
+            a.config.rules,
+            a.config.komi
+        )));
+    }
+    std::fs::create_dir_all(dir)?;
+    let labelled: Vec<(&str, &LoopState)> = runs.iter().map(|(l, s)| (l.as_str(), s)).collect();
+    let (table, fixed) = elo_of_runs(&labelled);
+    let of = |name: &str| table.iter().find(|e| e.player == name).map(|e| e.elo);
+    let mut points = Vec::new();
+    for (label, run) in runs {
+        let mut spent = 0.0;
+        for g in &run.generations {
+            spent += g.selfplay.as_ref().map_or(0.0, |s| s.seconds) + g.training.as_ref().map_or(0.0, |t| t.seconds);
+            let measured = g.anchors.is_some() || g.gate.is_some();
+            if let (true, Some(elo)) = (measured, of(&format!("{label}/{}", model_name(g.number)))) {
+                points.push(ComparedPoint {
+                    run: label.clone(),
+                    generation: g.number,
+                    minutes: spent / 60.0,
+                    elo,
+                    promoted: g.number == 0 || g.promoted == Some(true),
+                });
+            }
+        }
+    }
+    let fixed: Vec<(String, f64)> = table[..fixed].iter().map(|e| (e.player.clone(), e.elo)).collect();
+    let files = vec![dir.join("compare.svg"), dir.join("compare.json")];
+    let right = points.iter().map(|p| p.minutes).fold(1.0f64, f64::max) * 1.05;
+    let ys = span(points.iter().map(|p| p.elo).chain(fixed.iter().map(|a| a.1)), None);
+    let svg = files[0].clone();
+    let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(plot_err)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            "Elo against the loop's compute (one fit of all runs' games)",
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d(0.0..right, ys)
+        .map_err(plot_err)?;
+    chart
+        .configure_mesh()
+        .x_desc("minutes of self-play and training (gates and anchors not counted)")
+        .y_desc("Elo (uniform random = 0)")
+        .draw()
+        .map_err(plot_err)?;
+    for (name, y) in &fixed {
+        let grey = BLACK.mix(0.35);
+        chart
+            .draw_series(LineSeries::new([(0.0, *y), (right, *y)], grey))
+            .map_err(plot_err)?;
+        chart
+            .draw_series([Text::new(name.clone(), (right * 0.01, *y), ("sans-serif", 12))])
+            .map_err(plot_err)?;
+    }
+    let palette = [
+        COLOURS[0],
+        COLOURS[1],
+        COLOURS[2],
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+    ];
+    for ((label, _), colour) in runs.iter().zip(palette.into_iter().cycle()) {
+        let curve: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| &p.run == label)
+            .map(|p| (p.minutes, p.elo))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(curve.iter().copied(), colour.stroke_width(2)))
+            .map_err(plot_err)?
+            .label(label.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+        chart
+            .draw_series(points.iter().filter(|p| &p.run == label).map(|p| {
+                let style = if p.promoted {
+                    colour.filled()
+                } else {
+                    colour.stroke_width(2)
+                };
+                Circle::new((p.minutes, p.elo), 5, style)
+            }))
+            .map_err(plot_err)?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerRight)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_err)?;
+    root.present().map_err(plot_err)?;
+    let json = serde_json::json!({ "elo": table, "points": points });
+    std::fs::write(&files[1], serde_json::to_vec_pretty(&json)?)?;
+    Ok(files)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,6 +380,7 @@ mod tests {
                         value: 0.9,
                         ownership: 0.5,
                         score: 0.0,
+                        opponent: 0.0,
                         seconds: 1.0,
                     })
                     .collect(),
@@ -270,6 +409,37 @@ mod tests {
         let table: Vec<crate::generations::EloEntry> =
             serde_json::from_slice(&std::fs::read(&files[3]).unwrap()).unwrap();
         assert_eq!(table.len(), 5);
+
+        // Two runs side by side: the second's networks beat the fixed players more often.
+        let mut better = state.clone();
+        for g in &mut better.generations {
+            g.anchors = Some(vec![
+                result(&model_name(g.number), "uniform", 10, 0),
+                result(&model_name(g.number), "light", 9, 1),
+            ]);
+        }
+        let runs = [("plain".to_string(), state.clone()), ("options".to_string(), better)];
+        let files = compare(&runs, &dir).unwrap();
+        let svg = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(svg.contains("plain") && svg.contains("options") && svg.contains("uniform"));
+        let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&files[1]).unwrap()).unwrap();
+        let points: Vec<ComparedPoint> = serde_json::from_value(json["points"].clone()).unwrap();
+        assert_eq!(points.len(), 6);
+        // Minutes add up each generation's training (3 s each here; no self-play record).
+        let last = points.iter().find(|p| p.run == "plain" && p.generation == 2).unwrap();
+        assert!((last.minutes - 9.0 / 60.0).abs() < 1e-9, "{last:?}");
+        for g in 0..3 {
+            let at = |run: &str| points.iter().find(|p| p.run == run && p.generation == g).unwrap().elo;
+            assert!(at("options") > at("plain"), "{points:?}");
+        }
+        let same = [runs[0].clone(), runs[0].clone()];
+        assert!(compare(&same, &dir).unwrap_err().to_string().contains("label"));
+        let mut small = runs[1].clone();
+        small.0 = "small".into();
+        small.1.config.size = 7;
+        let err = compare(&[runs[0].clone(), small], &dir).unwrap_err().to_string();
+        assert!(err.contains("small is 7x7"), "{err}");
+
         // An empty record still draws (a loop killed before its first step).
         state.generations.clear();
         write(&state, &dir).unwrap();

@@ -24,6 +24,8 @@ pub struct TrainConfig {
     /// For a new network: KataGo's global pooling and score head (see [`NetConfig`]).
     pub global_pooling: bool,
     pub score_head: bool,
+    /// For a new network: KataGo's opponent-reply head (see [`NetConfig`]).
+    pub opponent_head: bool,
     pub steps: usize,
     pub batch: usize,
     pub lr: f64,
@@ -66,22 +68,32 @@ fn load_data(roots: &[String]) -> Result<Vec<Shard>, Error> {
 /// lightly: an auxiliary target, not the one the search uses).
 pub const SCORE_WEIGHT: f64 = 0.1;
 
+/// Weight of the opponent-reply head's loss in the total (KataGo's 0.15).
+pub const OPPONENT_WEIGHT: f64 = 0.15;
+
 /// One batch's losses: masked policy cross-entropy, value MSE, ownership MSE and, with the
-/// score head, the score's Huber loss (in units of the board's width). Ownership and
-/// score count only for positions of scored games (not resigned ones).
+/// score head, the score's Huber loss (in units of the board's width); with the
+/// opponent-reply head, its cross-entropy against the move the opponent played next.
+/// Ownership and score count only for positions of scored games (not resigned ones), the
+/// reply only for positions that had one.
 pub struct BatchLosses {
     pub policy: Tensor,
     pub value: Tensor,
     pub ownership: Tensor,
     pub score: Option<Tensor>,
+    pub opponent: Option<Tensor>,
 }
 
 impl BatchLosses {
     /// What the optimiser minimises.
     pub fn total(&self) -> Tensor {
         let t = &self.policy + &self.value + 0.5 * &self.ownership;
-        match &self.score {
+        let t = match &self.score {
             Some(s) => t + SCORE_WEIGHT * s,
+            None => t,
+        };
+        match &self.opponent {
+            Some(o) => t + OPPONENT_WEIGHT * o,
             None => t,
         }
     }
@@ -107,11 +119,20 @@ pub fn losses(net: &Net, b: &TensorBatch, train: bool) -> BatchLosses {
         let huber = s.huber_loss(&target, tch::Reduction::None, 1.0);
         (huber * &b.scored).sum(Kind::Float) / &scored
     });
+    // The opponent's legal moves are those of the next position, which the sample does
+    // not hold: the reply's softmax runs over every point and the pass.
+    let opponent = out.opponent.map(|q| {
+        let has = b.next_move.ge(0).to_kind(Kind::Float);
+        let target = b.next_move.clamp_min(0).unsqueeze(1);
+        let logp = q.log_softmax(-1, Kind::Float).gather(1, &target, false).squeeze_dim(1);
+        -(logp * &has).sum(Kind::Float) / has.sum(Kind::Float).clamp_min(1.0)
+    });
     BatchLosses {
         policy,
         value,
         ownership,
         score,
+        opponent,
     }
 }
 
@@ -129,6 +150,7 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
                 channels: cfg.channels,
                 global_pooling: cfg.global_pooling,
                 score_head: cfg.score_head,
+                opponent_head: cfg.opponent_head,
             },
             cfg.device,
         ),
@@ -141,10 +163,13 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
     }
     let mut opt = net.optimizer(cfg.lr)?;
     let mut csv = std::fs::File::create(&cfg.csv)?;
-    writeln!(csv, "step,seconds,policy_loss,value_loss,ownership_loss,score_loss")?;
+    writeln!(
+        csv,
+        "step,seconds,policy_loss,value_loss,ownership_loss,score_loss,opponent_loss"
+    )?;
     let t0 = std::time::Instant::now();
     let mut log = Vec::new();
-    let (mut sp, mut sv, mut so, mut ss, mut k) = (0.0, 0.0, 0.0, 0.0, 0usize);
+    let (mut sp, mut sv, mut so, mut ss, mut sq, mut k) = (0.0, 0.0, 0.0, 0.0, 0.0, 0usize);
     let mut step = 0;
     let mut epoch = 0u64;
     'outer: loop {
@@ -158,9 +183,10 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
             sv += l.value.double_value(&[]);
             so += l.ownership.double_value(&[]);
             ss += l.score.as_ref().map_or(0.0, |s| s.double_value(&[]));
+            sq += l.opponent.as_ref().map_or(0.0, |o| o.double_value(&[]));
             k += 1;
             step += 1;
-            if !(sp + sv + so + ss).is_finite() {
+            if !(sp + sv + so + ss + sq).is_finite() {
                 // A diverged run writes no checkpoint, and no record can hold its losses.
                 return Err(Error::Invalid(format!(
                     "training diverged at step {step} (a loss is not finite): lower the learning rate ({})",
@@ -174,19 +200,20 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
                     value: sv / k as f64,
                     ownership: so / k as f64,
                     score: ss / k as f64,
+                    opponent: sq / k as f64,
                     seconds: t0.elapsed().as_secs_f64(),
                 };
                 writeln!(
                     csv,
-                    "{},{:.1},{:.4},{:.4},{:.4},{:.4}",
-                    row.step, row.seconds, row.policy, row.value, row.ownership, row.score
+                    "{},{:.1},{:.4},{:.4},{:.4},{:.4},{:.4}",
+                    row.step, row.seconds, row.policy, row.value, row.ownership, row.score, row.opponent
                 )?;
                 eprintln!(
-                    "step {:>6}  {:>6.1} s  policy {:.4}  value {:.4}  ownership {:.4}  score {:.4}",
-                    row.step, row.seconds, row.policy, row.value, row.ownership, row.score
+                    "step {:>6}  {:>6.1} s  policy {:.4}  value {:.4}  ownership {:.4}  score {:.4}  opponent {:.4}",
+                    row.step, row.seconds, row.policy, row.value, row.ownership, row.score, row.opponent
                 );
                 log.push(row);
-                (sp, sv, so, ss, k) = (0.0, 0.0, 0.0, 0.0, 0);
+                (sp, sv, so, ss, sq, k) = (0.0, 0.0, 0.0, 0.0, 0.0, 0);
             }
         }
         epoch += 1;

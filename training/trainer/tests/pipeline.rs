@@ -33,6 +33,7 @@ fn config(generations: u32) -> LoopConfig {
         forced_playouts: false,
         global_pooling: false,
         score_head: false,
+        opponent_head: false,
         teacher: None,
     }
 }
@@ -115,7 +116,7 @@ fn generations_play_train_gate_and_resume() {
 }
 
 /// The loop with issue 48's options: KataGo's (playout cap randomization, forced
-/// playouts, global pooling, the score head) with the tree search as generation 0's
+/// playouts, global pooling, the score and opponent-reply heads) with the tree search as generation 0's
 /// teacher, and, in a second run, Gumbel's root with the
 /// playout cap. Two generations each play, train and gate; the record and the checkpoint
 /// say which options they ran with; a loop killed in the last gate goes on to the same
@@ -130,6 +131,7 @@ fn a_loop_with_the_new_options_resumes_after_a_kill() {
         forced_playouts: true,
         global_pooling: true,
         score_head: true,
+        opponent_head: true,
         teacher: Some(32),
         ..config(2)
     };
@@ -152,6 +154,11 @@ fn a_loop_with_the_new_options_resumes_after_a_kill() {
         assert!(record.contains("cheap_visits"), "{record}");
         let net = std::fs::read_to_string(dir.join("gen=1/model.json")).unwrap();
         assert_eq!(net.contains("global_pooling"), cfg.global_pooling, "{net}");
+        assert_eq!(net.contains("opponent_head"), cfg.opponent_head, "{net}");
+        if cfg.opponent_head {
+            let losses = &state.generations[1].training.as_ref().unwrap().losses;
+            assert!(losses.iter().all(|l| l.opponent > 0.0), "{losses:?}");
+        }
         assert!(state.generations[1].gate.is_some());
 
         let mut cut: LoopState = serde_json::from_str(&record).unwrap();
