@@ -313,12 +313,8 @@ pub fn elo_of_runs(runs: &[(&str, &LoopState)]) -> (Vec<EloEntry>, usize) {
         }
     }
     let fixed = names.len();
-    let network = |label: &str, name: &str| match label {
-        "" => name.to_string(),
-        l => format!("{l}/{name}"),
-    };
     for (label, run) in runs {
-        names.extend(run.generations.iter().map(|g| network(label, &model_name(g.number))));
+        names.extend(run.generations.iter().map(|g| labelled(label, &model_name(g.number))));
     }
     let mut table = Vec::new();
     for (label, run) in runs {
@@ -327,7 +323,7 @@ pub fn elo_of_runs(runs: &[(&str, &LoopState)]) -> (Vec<EloEntry>, usize) {
             names[..fixed]
                 .iter()
                 .position(|n| n == name)
-                .or_else(|| names.iter().position(|n| *n == network(label, name)))
+                .or_else(|| names.iter().position(|n| *n == labelled(label, name)))
         };
         let mut add = |r: &ArenaResult| {
             if let (Some(a), Some(b)) = (index(&r.a), index(&r.b)) {
@@ -350,6 +346,15 @@ pub fn elo_of_runs(runs: &[(&str, &LoopState)]) -> (Vec<EloEntry>, usize) {
         .map(|(elo, player)| EloEntry { player, elo })
         .collect();
     (table, fixed)
+}
+
+/// A run's network `name` in a fit of several runs ([`elo_of_runs`]): `label/name`, or
+/// `name` alone for the label "".
+pub fn labelled(label: &str, name: &str) -> String {
+    match label {
+        "" => name.to_string(),
+        l => format!("{l}/{name}"),
+    }
 }
 
 /// How a generation's network is named in arena results and the Elo table.

@@ -8,14 +8,22 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 
 use crate::Error;
-use crate::generations::{ANCHORS, LoopState, elo_of_runs, model_name};
+use crate::generations::{ANCHORS, LoopState, elo_of_runs, labelled, model_name};
 
 fn plot_err(e: impl std::fmt::Display) -> Error {
     Error::Invalid(format!("plot: {e}"))
 }
 
 const SIZE: (u32, u32) = (800, 480);
-const COLOURS: [RGBColor; 3] = [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(44, 160, 44)];
+/// The plots' colours, in order of use: blue, red, green, purple, brown, grey.
+const COLOURS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(127, 127, 127),
+];
 
 /// Writes `report/losses.svg`, `report/gates.svg`, `report/elo.svg` and `report/elo.json`
 /// under `run`; returns their paths.
@@ -184,14 +192,8 @@ fn elo(state: &LoopState, path: &Path) -> Result<(), Error> {
         .y_desc("Elo")
         .draw()
         .map_err(plot_err)?;
-    let palette = [
-        COLOURS[1],
-        COLOURS[2],
-        RGBColor(148, 103, 189),
-        RGBColor(140, 86, 75),
-        RGBColor(127, 127, 127),
-    ];
-    for ((name, y), colour) in anchors.iter().zip(palette.into_iter().cycle()) {
+    // (The network's curve is the first colour; the fixed players take the others.)
+    for ((name, y), colour) in anchors.iter().zip(COLOURS[1..].iter().copied().cycle()) {
         chart
             .draw_series(LineSeries::new([(-0.5, *y), (last + 0.5, *y)], colour.mix(0.6)))
             .map_err(plot_err)?
@@ -259,8 +261,8 @@ pub fn compare(runs: &[(String, LoopState)], dir: &Path) -> Result<Vec<PathBuf>,
         )));
     }
     std::fs::create_dir_all(dir)?;
-    let labelled: Vec<(&str, &LoopState)> = runs.iter().map(|(l, s)| (l.as_str(), s)).collect();
-    let (table, fixed) = elo_of_runs(&labelled);
+    let by_label: Vec<(&str, &LoopState)> = runs.iter().map(|(l, s)| (l.as_str(), s)).collect();
+    let (table, fixed) = elo_of_runs(&by_label);
     let of = |name: &str| table.iter().find(|e| e.player == name).map(|e| e.elo);
     let mut points = Vec::new();
     for (label, run) in runs {
@@ -268,7 +270,7 @@ pub fn compare(runs: &[(String, LoopState)], dir: &Path) -> Result<Vec<PathBuf>,
         for g in &run.generations {
             spent += g.selfplay.as_ref().map_or(0.0, |s| s.seconds) + g.training.as_ref().map_or(0.0, |t| t.seconds);
             let measured = g.anchors.is_some() || g.gate.is_some();
-            if let (true, Some(elo)) = (measured, of(&format!("{label}/{}", model_name(g.number)))) {
+            if let (true, Some(elo)) = (measured, of(&labelled(label, &model_name(g.number)))) {
                 points.push(ComparedPoint {
                     run: label.clone(),
                     generation: g.number,
@@ -311,14 +313,7 @@ pub fn compare(runs: &[(String, LoopState)], dir: &Path) -> Result<Vec<PathBuf>,
             .draw_series([Text::new(name.clone(), (right * 0.01, *y), ("sans-serif", 12))])
             .map_err(plot_err)?;
     }
-    let palette = [
-        COLOURS[0],
-        COLOURS[1],
-        COLOURS[2],
-        RGBColor(148, 103, 189),
-        RGBColor(140, 86, 75),
-    ];
-    for ((label, _), colour) in runs.iter().zip(palette.into_iter().cycle()) {
+    for ((label, _), colour) in runs.iter().zip(COLOURS[..5].iter().copied().cycle()) {
         let curve: Vec<(f64, f64)> = points
             .iter()
             .filter(|p| &p.run == label)
