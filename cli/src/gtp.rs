@@ -43,6 +43,10 @@ pub struct GtpArgs {
     /// mcts: search threads.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// mcts: virtual wins for a new move of a shape that was always played, scaled by the
+    /// square root of the share of times it was (0 turns the learned shapes off).
+    #[arg(long, default_value_t = weiqi_gtp::DEFAULT_SHAPE_PRIOR)]
+    shape_prior: f32,
     /// mcts: resign below this estimated win rate (0 never resigns).
     #[arg(long, default_value_t = 0.1)]
     resign_below: f64,
@@ -83,12 +87,17 @@ pub fn run(args: GtpArgs) -> anyhow::Result<()> {
         "--seconds must be a positive number"
     );
     anyhow::ensure!((1..=256).contains(&args.threads), "--threads is 1 to 256");
+    anyhow::ensure!(
+        args.shape_prior.is_finite() && args.shape_prior >= 0.0,
+        "--shape-prior must be a number of at least 0"
+    );
     let mcts = MctsSettings {
         playouts: args.playouts,
         threads: args.threads,
         seed: args.seed,
         policy: args.playout,
         resign_below: args.resign_below,
+        shape_prior: args.shape_prior,
     };
     let player: Box<dyn Player> = if args.player.starts_with("net:") {
         weiqi_trainer::runs::net_gtp_player(&args.player, args.visits, args.gumbel, args.seed)?

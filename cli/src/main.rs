@@ -6,6 +6,7 @@ mod matchup;
 mod referee;
 mod replay;
 mod review;
+mod shapes;
 mod trainloop;
 
 use std::process::ExitCode;
@@ -263,6 +264,9 @@ enum Command {
     /// Reviews a game (SGF) with the tree search: every move's win rates before and after,
     /// the search's choice, what the move lost, and the biggest mistakes.
     Review(review::ReviewArgs),
+    /// Fits the tree search's shape weights from game records (how often a move of each
+    /// local shape was played when it could be).
+    Shapes(shapes::ShapesArgs),
     /// Runs a game script (JSON lines) through the referee library and prints every event.
     Referee { script: std::path::PathBuf },
     /// Benchmarks.
@@ -331,6 +335,7 @@ fn main() -> ExitCode {
         Command::Bot(args) => weiqi_bot::run(args),
         Command::Match(args) => matchup::run(args).map(|()| ExitCode::SUCCESS),
         Command::Review(args) => review::run(args),
+        Command::Shapes(args) => shapes::run(args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => train(args),
         Command::Loop(args) => trainloop::run(args),
         Command::Arena {

@@ -50,6 +50,7 @@ pub fn run(args: ReviewArgs) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         policy: args.playout,
         resign_below: 0.0,
+        shape_prior: weiqi_gtp::DEFAULT_SHAPE_PRIOR,
     });
     let started = std::time::Instant::now();
     let bar = (!args.json).then(|| indicatif::ProgressBar::new(end.moves().len() as u64 + 1));

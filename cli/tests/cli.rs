@@ -571,3 +571,51 @@ fn review_finds_the_blunder_that_loses_a_race() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `weiqi shapes` fits a table the engine reads, from a folder of records with their
+/// opening skipped; a record with an illegal move is named in the error.
+#[test]
+fn shapes_fits_a_table_from_records() {
+    use weiqi_rules::{Color, Point, Preset, State};
+    let dir = std::env::temp_dir().join(format!("weiqi-shapes-{}", std::process::id()));
+    let games = dir.join("games");
+    std::fs::create_dir_all(&games).unwrap();
+    std::fs::write(
+        games.join("a.sgf"),
+        "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese];B[ee];W[cc];B[gg];W[cg];B[gc])",
+    )
+    .unwrap();
+    std::fs::write(games.join("notes.txt"), "not a record").unwrap();
+    let out = dir.join("table.txt");
+    let (code, _, err) = weiqi(&[
+        "shapes",
+        games.to_str().unwrap(),
+        "--skip",
+        "1",
+        "--min-seen",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.starts_with("# weiqi shape weights: 4 positions of 1 games"),
+        "{text}"
+    );
+    let table = weiqi_gtp::ShapeTable::parse(&text).unwrap();
+    let (large, small) = table.len();
+    assert!(large > 0 && small > 0);
+    // White's answer at C7 after Black's E5 was counted as played.
+    let mut s = State::new(9, Preset::Chinese.rules()).unwrap();
+    s.play_color(Color::Black, weiqi_rules::Move::Place(Point::new(4, 4)))
+        .unwrap();
+    let key = s.board().shape_key(Point::new(2, 2), Color::White);
+    assert!(table.probability(key).is_some_and(|p| p > 0.0));
+
+    std::fs::write(games.join("bad.sgf"), "(;GM[1]FF[4]SZ[9];B[ee];W[ee])").unwrap();
+    let (code, _, err) = weiqi(&["shapes", games.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(err.contains("bad.sgf"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -37,6 +37,7 @@ pub fn mcts_move(py: Python<'_>, state: &State, visits: u32, threads: usize, see
             seed,
             policy: Policy::Heavy,
             resign_below: 0.0,
+            shape_prior: weiqi_gtp::DEFAULT_SHAPE_PRIOR,
         });
         player.candidates(&s, s.to_move()).into_iter().next()
     });

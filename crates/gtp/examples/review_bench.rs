@@ -21,6 +21,7 @@ fn main() {
             seed: 1,
             policy: Policy::Heavy,
             resign_below: 0.0,
+            shape_prior: weiqi_gtp::DEFAULT_SHAPE_PRIOR,
         });
         let t = Instant::now();
         let reviewed = review(&game, &mut player, |_, _| {});

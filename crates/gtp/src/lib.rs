@@ -35,7 +35,7 @@ pub use client::{Client, ClientError};
 pub use engine::{COMMANDS, GtpEngine};
 pub use engine_player::EnginePlayer;
 pub use hybrid::{Advice, Advisor, HybridSettings};
-pub use mcts::{MctsPlayer, MctsSettings};
+pub use mcts::{DEFAULT_SHAPE_PRIOR, MctsPlayer, MctsSettings, ShapeCounts, ShapeTable, ShapeTableError};
 pub use player::{Choice, Player, PlayerKind, RandomPlayer, to_move};
 pub use protocol::{Line, Reply};
 pub use referee::{Ending, GameOutcome, MatchSettings, PlayedGame, Tally, UNTIMED_BUDGET, play_out};

@@ -16,6 +16,7 @@ fn engine(mcts: bool) -> GtpEngine {
             seed: 3,
             policy: Policy::Light,
             resign_below: 0.0,
+            shape_prior: weiqi_gtp::DEFAULT_SHAPE_PRIOR,
         }))
     } else {
         Box::new(RandomPlayer::new(Policy::Light, 3))

@@ -14,6 +14,7 @@ fn mcts(playouts: u32, seed: u64) -> MctsPlayer {
         seed,
         policy: Policy::Light,
         resign_below: 0.0,
+        shape_prior: weiqi_gtp::DEFAULT_SHAPE_PRIOR,
     })
 }
 

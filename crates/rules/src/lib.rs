@@ -35,6 +35,7 @@ mod rules;
 pub mod score;
 mod seki;
 pub mod sgf;
+mod shape;
 mod state;
 mod symmetry;
 mod zobrist;
@@ -49,6 +50,7 @@ pub use playout::{BadKoCheck, KoCheck, LastMoveDistances, MoveHints, Playout, Pl
 pub use rules::{HandicapBonus, KoRule, Preset, Rules, RulesError, ScoringRule};
 pub use score::{AreaCount, Outcome, Score, ScoreError, TerritoryCount};
 pub use seki::seki_stones;
+pub use shape::ShapeKey;
 pub use state::{Illegal, PackedState, Played, State};
 pub use symmetry::Symmetry;
 

@@ -206,6 +206,7 @@ impl Reviews {
             seed: 1,
             policy: Policy::Heavy,
             resign_below: 0.0,
+            shape_prior: weiqi_gtp::DEFAULT_SHAPE_PRIOR,
         };
         let visits = settings.playouts;
         let stop = self.stop.clone();

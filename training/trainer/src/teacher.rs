@@ -31,6 +31,7 @@ pub fn teacher_game(
         policy: Policy::Heavy,
         // Played out to the end: the value target is the counted result.
         resign_below: 0.0,
+        shape_prior: weiqi_gtp::DEFAULT_SHAPE_PRIOR,
     });
     let n = size as usize;
     play_game_with(

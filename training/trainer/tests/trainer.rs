@@ -337,6 +337,7 @@ fn a_hybrid_engine_game_through_gtp_is_legal_to_the_end() {
         seed: 4,
         policy: Policy::Heavy,
         resign_below: 0.05,
+        shape_prior: weiqi_gtp::DEFAULT_SHAPE_PRIOR,
     };
     let hybrid = HybridSettings {
         advice_visits: 4,

@@ -8,7 +8,7 @@ use weiqi_rules::Preset;
 #[test]
 fn advancing_keeps_only_the_played_moves_subtree() {
     let root = State::new(7, Preset::Chinese.rules()).unwrap();
-    let mut tree = Tree::new(&root, 7, Policy::Light);
+    let mut tree = Tree::new(&root, 7, Policy::Light, DEFAULT_SHAPE_PRIOR);
     for _ in 0..2000 {
         tree.simulate(&root, false, None);
     }
@@ -36,4 +36,38 @@ fn advancing_keeps_only_the_played_moves_subtree() {
         tree.simulate(&next, false, None);
     }
     assert_eq!(tree.nodes[0].visits, visits + 200);
+}
+
+/// A new move's virtual wins grow by the shape prior times the square root of its shape's
+/// learned share, and by nothing with the prior off; on the empty board the corner point
+/// gets less than the 3-3 point.
+#[test]
+fn learned_shapes_add_their_virtual_wins_to_new_moves() {
+    let root = State::new(9, Preset::Chinese.rules()).unwrap();
+    let mut with = Tree::new(&root, 7, Policy::Light, 100.0);
+    let mut without = Tree::new(&root, 7, Policy::Light, 0.0);
+    with.expand(ROOT, &root);
+    without.expand(ROOT, &root);
+    let children = |t: &Tree| {
+        let nd = &t.nodes[ROOT as usize];
+        t.nodes[nd.first as usize..(nd.first + nd.count) as usize].to_vec()
+    };
+    let mut added = std::collections::HashMap::new();
+    for (a, b) in children(&with).iter().zip(children(&without)) {
+        assert_eq!(a.mv, b.mv);
+        let Move::Place(p) = a.mv else {
+            assert_eq!(a.amaf_wins, b.amaf_wins, "a pass has no shape");
+            continue;
+        };
+        let share = ShapeTable::builtin()
+            .probability(root.board().shape_key(p, Color::Black))
+            .unwrap_or(0.0);
+        let extra = a.amaf_wins - b.amaf_wins;
+        assert!(
+            (extra - 100.0 * share.sqrt()).abs() < 1e-3,
+            "{p:?}: {extra} for {share}"
+        );
+        added.insert((p.x, p.y), extra);
+    }
+    assert!(added[&(0, 0)] < added[&(2, 2)], "{added:?}");
 }
