@@ -43,7 +43,7 @@ def play_game(gnugo, size, level, seed):
         for command in (f"boardsize {size}", "clear_board", "komi 7.5"):
             gtp(proc, command)
         moves, colour = [], "b"
-        # Four random plies on distinct points of the empty board (none can capture).
+        # Four random plies on distinct points of the empty board.
         for point in rng.sample([(x, y) for x in range(size) for y in range(size)], 4):
             vertex = f"{COLUMNS[point[0]]}{point[1] + 1}"
             gtp(proc, f"play {colour} {vertex}")

@@ -19,7 +19,7 @@ pub struct ShapesArgs {
     skip: usize,
     /// Shapes seen fewer times than this are left out.
     #[arg(long, default_value_t = 20)]
-    min_seen: u32,
+    min_seen: u64,
 }
 
 pub fn run(args: ShapesArgs) -> anyhow::Result<()> {
@@ -29,7 +29,7 @@ pub fn run(args: ShapesArgs) -> anyhow::Result<()> {
             let mut found: Vec<_> = std::fs::read_dir(path)
                 .with_context(|| format!("reading {}", path.display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "sgf"))
+                .filter(|p| p.extension().is_some_and(|x| x.eq_ignore_ascii_case("sgf")))
                 .collect();
             found.sort();
             files.extend(found);

@@ -1,5 +1,6 @@
-//! A move's local shape as a number, for pattern weights learned from game records (Pachi's
-//! and Michi's "large patterns", Coulom's move features): the 20 points within the 5x5
+//! A move's local shape as a number, for pattern weights learned from game records (as
+//! Pachi's and Michi's "large patterns", which reach much farther, and Coulom's move
+//! features): the 20 points within the 5x5
 //! square around the move but its corners, each empty, the mover's, the opponent's or off
 //! the board, and whether each of the four adjacent chains is in atari.
 //!
@@ -61,7 +62,8 @@ impl ShapeKey {
         ShapeKey(self.0 & ((1 << OUTER_SHIFT) - 1))
     }
 
-    /// The key in each of the board's eight orientations (the first is this one).
+    /// The key in each of the board's eight orientations (the first is this one; bits
+    /// outside the layout are dropped).
     pub fn symmetries(self) -> [ShapeKey; 8] {
         let perms = &*PERMUTATIONS;
         std::array::from_fn(|s| self.permuted(&perms[s]))

@@ -148,7 +148,8 @@ impl Node {
             add(v, v);
         }
         add(shape, shape);
-        n.amaf_visits = visits as u32;
+        // Rounded: the shape prior is fractional, and truncation would drop visits but not wins.
+        n.amaf_visits = visits.round() as u32;
         n.amaf_wins = wins;
         n
     }
@@ -500,6 +501,10 @@ pub struct MctsPlayer {
 
 impl MctsPlayer {
     pub fn new(settings: MctsSettings) -> MctsPlayer {
+        if settings.shape_prior > 0.0 {
+            // Parsed here rather than in the first move's search, whose time it would take.
+            ShapeTable::builtin();
+        }
         MctsPlayer {
             settings: MctsSettings {
                 threads: settings.threads.max(1),

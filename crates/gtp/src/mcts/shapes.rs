@@ -1,8 +1,9 @@
 //! Learned shape weights: for each local shape ([`ShapeKey`]), the share of the times a
 //! move of that shape could be played that it was, counted over game records. The tree
-//! seeds new moves with them (Michi's large-pattern prior over Pachi's pattern
-//! probabilities; Coulom's move patterns in Crazy Stone). The project fits its own table
-//! from GNU Go's self-play (`weiqi shapes`), and the engine carries it built in.
+//! seeds new moves with them as Michi seeds them with its large patterns' probabilities
+//! (Pachi's tables; Coulom's move patterns in Crazy Stone), though its patterns reach much
+//! farther than these 20 points. The project fits its own table from GNU Go's self-play
+//! (`weiqi shapes`), and the engine carries it built in.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -57,8 +58,8 @@ impl ShapeTable {
                 return Err(bad("expected: kind key played seen"));
             };
             let key = u64::from_str_radix(key, 16).map_err(|_| bad("the key is not hexadecimal"))?;
-            let played: u32 = played.parse().map_err(|_| bad("played is not a count"))?;
-            let seen: u32 = seen.parse().map_err(|_| bad("seen is not a count"))?;
+            let played: u64 = played.parse().map_err(|_| bad("played is not a count"))?;
+            let seen: u64 = seen.parse().map_err(|_| bad("seen is not a count"))?;
             if seen == 0 || played > seen {
                 return Err(bad("played must be at most seen, and seen above 0"));
             }
@@ -106,8 +107,8 @@ pub(crate) fn candidate(state: &State, p: Point) -> bool {
 #[derive(Debug, Default)]
 pub struct ShapeCounts {
     /// Per canonical key: (played, seen).
-    large: HashMap<ShapeKey, (u32, u32)>,
-    small: HashMap<ShapeKey, (u32, u32)>,
+    large: HashMap<ShapeKey, (u64, u64)>,
+    small: HashMap<ShapeKey, (u64, u64)>,
     /// Positions counted.
     pub positions: u64,
 }
@@ -130,7 +131,7 @@ impl ShapeCounts {
                         continue;
                     }
                     let key = state.board().shape_key(p, color);
-                    let hit = u32::from(p == played);
+                    let hit = u64::from(p == played);
                     for (map, k) in [
                         (&mut self.large, key.canonical()),
                         (&mut self.small, key.small().canonical()),
@@ -148,7 +149,7 @@ impl ShapeCounts {
 
     /// The table as text, shapes seen fewer than `min_seen` times left out (their
     /// shares are noise), the most often seen first.
-    pub fn write(&self, min_seen: u32, header: &str, out: &mut impl Write) -> std::io::Result<()> {
+    pub fn write(&self, min_seen: u64, header: &str, out: &mut impl Write) -> std::io::Result<()> {
         for line in header.lines() {
             writeln!(out, "# {line}")?;
         }
@@ -172,7 +173,7 @@ mod tests {
     use super::*;
     use weiqi_rules::Preset;
 
-    fn fit(games: &[Vec<(Color, Move)>], min_seen: u32) -> (ShapeTable, ShapeCounts) {
+    fn fit(games: &[Vec<(Color, Move)>], min_seen: u64) -> (ShapeTable, ShapeCounts) {
         let start = State::new(5, Preset::Chinese.rules()).unwrap();
         let mut counts = ShapeCounts::default();
         for g in games {
