@@ -96,6 +96,25 @@ struct SelfplayArgs {
 }
 
 #[derive(clap::Args)]
+struct EvaluateArgs {
+    /// The checkpoint (.safetensors, its .json beside it).
+    #[arg(long)]
+    model: std::path::PathBuf,
+    /// Self-play output to evaluate on: directories, file:// or s3:// prefixes.
+    #[arg(long, required = true, num_args = 1..)]
+    data: Vec<String>,
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
+    /// libtorch threads.
+    #[arg(long, default_value_t = 2)]
+    threads: i32,
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args)]
 struct TrainArgs {
     /// Self-play output: directories, file:// or s3:// prefixes (every worker's manifest
     /// below each is read).
@@ -129,6 +148,10 @@ struct TrainArgs {
     batch: usize,
     #[arg(long, default_value_t = 1e-3)]
     lr: f64,
+    /// How the rate moves over the steps: constant, or cosine (down to a tenth of --lr at
+    /// the last step).
+    #[arg(long, default_value = "constant")]
+    lr_schedule: weiqi_trainer::schedule::LrSchedule,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     #[arg(long, default_value_t = 50)]
@@ -220,6 +243,10 @@ enum Command {
     },
     /// Trains the policy/value network on self-play data (cargo feature `tch`).
     Train(TrainArgs),
+    /// A checkpoint's mean losses on held-out self-play data (policy cross-entropy against
+    /// the search's targets, value and ownership MSE), as in training but without updating
+    /// it (cargo feature `tch`).
+    Evaluate(EvaluateArgs),
     /// The training loop: self-play, train, gate, Elo anchors, generation after generation,
     /// resumable, with SVG plots in DIR/report (cargo feature `tch`).
     Loop(trainloop::LoopArgs),
@@ -337,6 +364,7 @@ fn main() -> ExitCode {
         Command::Review(args) => review::run(args),
         Command::Shapes(args) => shapes::run(args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => train(args),
+        Command::Evaluate(args) => evaluate(args),
         Command::Loop(args) => trainloop::run(args),
         Command::Arena {
             a,
@@ -440,6 +468,7 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
             steps: args.steps,
             batch: args.batch,
             lr: args.lr,
+            lr_schedule: args.lr_schedule,
             seed: args.seed,
             csv: std::path::PathBuf::new(),
             log_every: args.log_every.max(1),
@@ -453,9 +482,38 @@ fn train(args: TrainArgs) -> anyhow::Result<ExitCode> {
     #[cfg(not(feature = "tch"))]
     {
         let _ = args;
-        anyhow::bail!(
-            "this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see docs/selfplay-and-training.md)"
-        )
+        anyhow::bail!(NO_TCH)
+    }
+}
+
+/// What a command that needs libtorch says in a build without it.
+#[cfg(not(feature = "tch"))]
+const NO_TCH: &str = "this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see docs/selfplay-and-training.md)";
+
+fn evaluate(args: EvaluateArgs) -> anyhow::Result<ExitCode> {
+    #[cfg(feature = "tch")]
+    {
+        anyhow::ensure!(args.batch > 0, "--batch: at least 1");
+        tch::set_num_threads(args.threads);
+        let device = weiqi_trainer::device::parse(&args.device)?;
+        let (policy, value, ownership) = weiqi_trainer::train::evaluate(&args.model, &args.data, args.batch, device)?;
+        if args.json {
+            println!(
+                "{}",
+                serde_json::json!({"model": args.model, "data": args.data, "policy": policy, "value": value, "ownership": ownership})
+            );
+        } else {
+            println!(
+                "{}: policy {policy:.4}  value {value:.4}  ownership {ownership:.4}",
+                args.model.display()
+            );
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+    #[cfg(not(feature = "tch"))]
+    {
+        let _ = args;
+        anyhow::bail!(NO_TCH)
     }
 }
 

@@ -35,6 +35,10 @@ pub struct LoopArgs {
     batch: usize,
     #[arg(long, default_value_t = 1e-3)]
     lr: f64,
+    /// How the rate moves over each generation's steps: constant, or cosine (down to a
+    /// tenth of --lr at the last step).
+    #[arg(long, default_value = "constant")]
+    lr_schedule: weiqi_trainer::schedule::LrSchedule,
     #[arg(long, default_value_t = 3)]
     blocks: i64,
     #[arg(long, default_value_t = 32)]
@@ -116,6 +120,7 @@ pub fn run(args: LoopArgs) -> anyhow::Result<ExitCode> {
         steps: args.steps,
         batch: args.batch,
         lr: args.lr,
+        lr_schedule: args.lr_schedule,
         blocks: args.blocks,
         channels: args.channels,
         gate_games: args.gate_games,

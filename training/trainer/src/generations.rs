@@ -15,6 +15,7 @@ use weiqi_rating::elo::{HeadToHead, fit};
 
 use crate::Error;
 use crate::arena::ArenaResult;
+use crate::schedule::LrSchedule;
 
 /// The loop's settings; a run goes on only with the settings it started with (apart from
 /// `generations`, which may be raised to go further).
@@ -35,6 +36,9 @@ pub struct LoopConfig {
     pub steps: usize,
     pub batch: usize,
     pub lr: f64,
+    /// How the rate moves over each generation's steps (constant in a record without it).
+    #[serde(default, skip_serializing_if = "LrSchedule::is_constant")]
+    pub lr_schedule: LrSchedule,
     /// The network's shape (generation 0; later ones continue from the best).
     pub blocks: i64,
     pub channels: i64,
@@ -388,6 +392,7 @@ pub(crate) mod tests {
             steps: 10,
             batch: 16,
             lr: 1e-3,
+            lr_schedule: LrSchedule::Constant,
             blocks: 1,
             channels: 8,
             gate_games: 4,
@@ -469,6 +474,7 @@ pub(crate) mod tests {
             "global_pooling",
             "teacher",
             "score_head",
+            "lr_schedule",
         ] {
             assert!(!text.contains(key), "{key} in {text}");
         }
@@ -476,6 +482,10 @@ pub(crate) mod tests {
         forced.forced_playouts = true;
         let err = LoopState::open(&dir, &forced).unwrap_err().to_string();
         assert!(err.contains("forced_playouts was off"), "{err}");
+        let mut cosine = config();
+        cosine.lr_schedule = LrSchedule::Cosine;
+        let err = LoopState::open(&dir, &cosine).unwrap_err().to_string();
+        assert!(err.contains("lr_schedule was off"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -21,6 +21,7 @@ pub mod pipeline;
 pub mod publish;
 pub mod report;
 pub mod runs;
+pub mod schedule;
 pub mod teacher;
 #[cfg(feature = "tch")]
 pub mod train;

@@ -181,6 +181,7 @@ fn training(
         steps: config.steps,
         batch: config.batch,
         lr: config.lr,
+        lr_schedule: config.lr_schedule,
         seed: seed(config, number, 2),
         csv: out.with_extension("csv"),
         log_every: (config.steps / 20).max(1),

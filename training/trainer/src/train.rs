@@ -29,6 +29,8 @@ pub struct TrainConfig {
     pub steps: usize,
     pub batch: usize,
     pub lr: f64,
+    /// How the rate moves over the `steps` (constant, or a cosine down from `lr`).
+    pub lr_schedule: LrSchedule,
     pub seed: u64,
     /// Training curve: one CSV row per `log_every` steps.
     pub csv: PathBuf,
@@ -40,6 +42,7 @@ pub struct TrainConfig {
 }
 
 pub use crate::Losses;
+pub use crate::schedule::LrSchedule;
 
 /// The shards of every run directory under each of `dirs` (a worker's output, or the root
 /// of several workers'), each checked as `weiqi data index` checks it.
@@ -177,6 +180,7 @@ pub fn train(cfg: &TrainConfig) -> Result<Vec<Losses>, Error> {
             if step >= cfg.steps || t0.elapsed().as_secs_f64() > cfg.max_seconds {
                 break 'outer;
             }
+            opt.set_lr(cfg.lr_schedule.rate(cfg.lr, step, cfg.steps));
             let l = losses(&net, &batch.to_device(cfg.device), true);
             opt.backward_step(&l.total());
             sp += l.policy.double_value(&[]);

@@ -19,6 +19,7 @@ fn config(generations: u32) -> LoopConfig {
         steps: 20,
         batch: 32,
         lr: 2e-3,
+        lr_schedule: weiqi_trainer::schedule::LrSchedule::Constant,
         blocks: 1,
         channels: 8,
         gate_games: 4,
@@ -118,7 +119,7 @@ fn generations_play_train_gate_and_resume() {
 /// The loop with issue 48's options: KataGo's (playout cap randomization, forced
 /// playouts, global pooling, the score and opponent-reply heads) with the tree search as generation 0's
 /// teacher, and, in a second run, Gumbel's root with the
-/// playout cap. Two generations each play, train and gate; the record and the checkpoint
+/// playout cap and the cosine learning-rate schedule. Two generations each play, train and gate; the record and the checkpoint
 /// say which options they ran with; a loop killed in the last gate goes on to the same
 /// record; and the options are settings of the run (another is refused).
 #[test]
@@ -138,6 +139,7 @@ fn a_loop_with_the_new_options_resumes_after_a_kill() {
     let gumbel = LoopConfig {
         gumbel: Some(4),
         playout_cap: katago.playout_cap,
+        lr_schedule: weiqi_trainer::schedule::LrSchedule::Cosine,
         ..config(2)
     };
     for (name, cfg) in [("katago", katago), ("gumbel", gumbel)] {
@@ -152,6 +154,11 @@ fn a_loop_with_the_new_options_resumes_after_a_kill() {
         assert_eq!(sp.games, 12);
         let record = std::fs::read_to_string(dir.join("loop.json")).unwrap();
         assert!(record.contains("cheap_visits"), "{record}");
+        assert_eq!(
+            record.contains(r#""lr_schedule": "cosine""#),
+            !cfg.lr_schedule.is_constant(),
+            "{record}"
+        );
         let net = std::fs::read_to_string(dir.join("gen=1/model.json")).unwrap();
         assert_eq!(net.contains("global_pooling"), cfg.global_pooling, "{net}");
         assert_eq!(net.contains("opponent_head"), cfg.opponent_head, "{net}");

@@ -12,7 +12,7 @@ use weiqi_trainer::arena::{RandomPlayer, arena};
 use weiqi_selfplay::{SearchConfig, read_shard, run_search};
 use weiqi_trainer::device;
 use weiqi_trainer::net::{Net, NetPlayer};
-use weiqi_trainer::train::{TrainConfig, evaluate, train};
+use weiqi_trainer::train::{LrSchedule, TrainConfig, evaluate, train};
 
 /// libtorch's random generator is one per process: each test holds this while it runs, so
 /// that `tch::manual_seed` gives each test the same weights whatever runs beside it (with
@@ -98,6 +98,7 @@ fn trains_saves_loads_and_plays() {
         steps: 300,
         batch: 32,
         lr: 2e-3,
+        lr_schedule: LrSchedule::Constant,
         seed: 1,
         csv: dir.join("curve.csv"),
         log_every: 50,
@@ -213,6 +214,8 @@ fn trains_saves_loads_and_plays() {
         steps: 20,
         csv: dir.join("gen2.csv"),
         log_every: 10,
+        // (The second generation trains with the cosine schedule: set at every step.)
+        lr_schedule: LrSchedule::Cosine,
         ..tc
     };
     assert_eq!(train(&tc2).unwrap().len(), 2);
