@@ -619,3 +619,25 @@ fn shapes_fits_a_table_from_records() {
     assert!(err.contains("bad.sgf"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A learning-rate schedule other than constant or cosine is refused by name, before any
+/// work; `weiqi evaluate` says in a build without libtorch that it needs the `tch` feature.
+#[test]
+fn the_schedule_is_checked_and_evaluate_needs_tch() {
+    let (code, _, err) = weiqi(&[
+        "train",
+        "--data",
+        "x",
+        "--out",
+        "y.safetensors",
+        "--lr-schedule",
+        "linear",
+    ]);
+    assert_ne!(code, 0);
+    assert!(err.contains("constant or cosine"), "{err}");
+    if !cfg!(feature = "tch") {
+        let (code, _, err) = weiqi(&["evaluate", "--model", "m.safetensors", "--data", "d"]);
+        assert_ne!(code, 0);
+        assert!(err.contains("tch"), "{err}");
+    }
+}
