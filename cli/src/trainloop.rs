@@ -196,9 +196,7 @@ fn run_loop(dir: &std::path::Path, config: &LoopConfig, device: &str, progress: 
 
 #[cfg(not(feature = "tch"))]
 fn run_loop(_dir: &std::path::Path, _config: &LoopConfig, _device: &str, _progress: bool) -> anyhow::Result<LoopState> {
-    anyhow::bail!(
-        "this weiqi was built without the `tch` feature: cargo build --release -p weiqi-cli --features tch (see docs/selfplay-and-training.md); --report-only works without it"
-    )
+    anyhow::bail!("{}; --report-only works without it", crate::training::NO_TCH)
 }
 
 /// One line per generation, then the Elo table.
